@@ -1,0 +1,61 @@
+# Kiln's front door. `make demo` and `make test` install what they need (Debian
+# packages, via apt-get), configure and build, then run.
+#
+#   make            build the host tool and the runtime (build/)
+#   make demo       compile examples/cnn, run it on QEMU mps2-an386, print results
+#   make test       every test: unit, end-to-end (host + QEMU), conformance
+#   make bench      planner / folding / kernel benchmarks (numbers, not pass/fail)
+#   make conformance  the ONNX backend test suite, writes tests/conformance/STATUS.md
+#   make deps       only install the Debian packages
+
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+KILN := $(BUILD)/kiln
+
+DEB_PACKAGES := cmake ninja-build g++ pkg-config \
+  libonnx-dev libprotobuf-dev protobuf-compiler libcli11-dev nlohmann-json3-dev \
+  libkainjow-mustache-dev libgtest-dev libgmock-dev libbenchmark-dev \
+  qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi \
+  libonnx-testdata python3-onnx python3-numpy
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps configure build demo test bench conformance clean
+
+all: build
+
+# Installs only the packages that are missing; a no-op on a prepared machine.
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "kiln: installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+$(BUILD)/build.ninja: | deps
+	cmake -S . -B $(BUILD) -G Ninja
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@$(KILN) compile examples/cnn/model.onnx -o $(BUILD)/demo/cnn --module-name cnn
+	@$(KILN) verify examples/cnn/model.onnx --data examples/cnn/test_data_set_0 --board mps2-an386 \
+	    --work-dir $(BUILD)/demo/verify
+
+test: build
+	cd $(BUILD) && ctest -j $(JOBS) --output-on-failure --timeout 1500
+
+bench: build
+	cmake --build $(BUILD) --target bench
+
+conformance: build
+	cmake --build $(BUILD) --target conformance
+
+clean:
+	rm -rf $(BUILD)

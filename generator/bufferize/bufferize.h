@@ -1,0 +1,64 @@
+// Bufferization: values -> buffers.
+//
+// Every value an operator reads or writes gets a buffer reference. View ops
+// (lowered with KernelCall::alias_input) share their input's buffer; a graph
+// output's producer writes straight into the caller's output buffer; graph inputs
+// are never written. Copies are inserted only where aliasing would be wrong (an
+// output that is a graph input, a constant, or a value returned twice), and each is
+// listed in `copies`. The result is the schedule the planner and emitter work from.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "lower/lowering.h"
+
+namespace kiln {
+
+enum class BufferKind { Activation, Scratch, Input, Output, Constant };
+
+struct Buffer {
+  int id = 0;
+  std::string name;
+  BufferKind kind = BufferKind::Activation;
+  uint64_t size_bytes = 0;
+  uint32_t alignment = 16;
+  int64_t first = 0;  // live interval [first, last) in schedule steps
+  int64_t last = 0;
+  std::string origin;        // producing op ("Conv 'conv1'"), or "graph input" / "initializer"
+  int io_index = -1;         // index in graph inputs/outputs for Input/Output buffers
+  ConstantPtr constant;      // for Constant buffers
+};
+
+struct BufferRef {
+  int buffer = -1;       // -1: absent (omitted optional input)
+  uint64_t offset = 0;   // byte offset inside the buffer
+};
+
+struct ScheduledOp {
+  const Node* node = nullptr;  // null for a copy the bufferizer inserted
+  std::string label;           // "Conv 'conv1'" or "copy to output 'y'"
+  KernelCall call;
+  std::vector<BufferRef> inputs, outputs, scratch;
+  std::vector<DType> input_dtypes, output_dtypes;
+};
+
+struct BufferizedProgram {
+  std::vector<Buffer> buffers;
+  std::vector<ScheduledOp> ops;  // step i = ops[i]
+  std::vector<std::string> copies;  // why each inserted copy was needed
+};
+
+struct BufferizeOptions {
+  uint32_t activation_alignment = 16;
+  bool alias_views = true;  // off: every view op becomes a copy (for measurements)
+};
+
+// Lowers every node (lower_node) and assigns buffers. Throws CompileError.
+BufferizedProgram bufferize(const Graph& g, const BufferizeOptions& options = {});
+
+const char* buffer_kind_name(BufferKind k);
+
+}  // namespace kiln

@@ -1,0 +1,45 @@
+// What `kiln compile` produced, as the rest of the tool (verify, reports) sees it:
+// the output folder, its C sources, and the module's interface (inputs, outputs,
+// user pools). This is the narrow contract between the emitter and `kiln verify`.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+
+namespace kiln {
+
+struct CompiledTensor {
+  std::string name;        // ONNX name
+  std::string c_name;      // sanitized C identifier used in the structs
+  DType dtype = DType::Undefined;
+  std::vector<int64_t> shape;
+  uint64_t size_bytes = 0;
+};
+
+struct CompiledPool {
+  std::string name;        // user pool name ("sram")
+  std::string c_name;      // sanitized C identifier
+  bool is_workspace = true;
+  bool is_user_pool = true;  // false: internal static array in metadata.c
+  uint64_t size_bytes = 0;
+  uint32_t alignment = 16;
+  std::string size_macro;  // KILN_<MOD>_<POOL>_WORKSPACE_SIZE / _PARAMETER_SIZE
+};
+
+struct CompiledModule {
+  std::string module_name;            // "cnn": symbols are kiln_cnn_*
+  std::filesystem::path dir;          // output folder
+  // Module C sources (metadata.c, operator files, parameter files); NOT the crt copy.
+  std::vector<std::filesystem::path> sources;
+  // Include folders needed to compile them: the module folder and its crt/include copy.
+  std::vector<std::filesystem::path> include_dirs;
+  std::filesystem::path crt_dir;      // the crt copy in the output (include/ + src/)
+  std::vector<CompiledTensor> inputs, outputs;
+  std::vector<CompiledPool> pools;    // workspace pools, then parameter pools
+};
+
+}  // namespace kiln

@@ -1,0 +1,121 @@
+#include "import/tensor_proto.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "util/error.h"
+
+namespace kiln {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<uint8_t> read_external(const onnx::TensorProto& t, const fs::path& base_dir, size_t expected,
+                                   const std::string& what) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto& kv : t.external_data()) {
+    if (kv.key() == "location") location = kv.value();
+    else if (kv.key() == "offset") offset = std::stoll(kv.value());
+    else if (kv.key() == "length") length = std::stoll(kv.value());
+  }
+  if (location.empty()) throw CompileError(what + ": external data has no 'location'");
+  fs::path rel(location);
+  if (rel.is_absolute() || location.find("..") != std::string::npos)
+    throw CompileError(what + ": external data location '" + location + "' must be a relative path inside the model's folder");
+  fs::path file = base_dir / rel;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw CompileError(what + ": cannot open external data file '" + file.string() + "'");
+  if (length >= 0 && size_t(length) != expected)
+    throw CompileError(what + ": external data length " + std::to_string(length) + " does not match " +
+                       std::to_string(expected) + " bytes implied by dtype and shape");
+  in.seekg(offset);
+  std::vector<uint8_t> bytes(expected);
+  in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(expected));
+  if (size_t(in.gcount()) != expected)
+    throw CompileError(what + ": external data file '" + file.string() + "' is too short");
+  return bytes;
+}
+
+template <typename T, typename Field>
+void pack(std::vector<uint8_t>& out, const Field& f) {
+  for (int i = 0; i < f.size(); ++i) {
+    T v = static_cast<T>(f.Get(i));
+    std::memcpy(out.data() + size_t(i) * sizeof(T), &v, sizeof(T));
+  }
+}
+
+}  // namespace
+
+ConstantPtr constant_from_tensor_proto(const onnx::TensorProto& t, const fs::path& base_dir, const std::string& what) {
+  if (!dtype_is_known(t.data_type()))
+    throw CompileError(what + ": element type " + std::to_string(t.data_type()) +
+                       (t.data_type() == onnx::TensorProto::STRING ? " (string)" : "") + " is not supported");
+  DType dt = DType(t.data_type());
+  std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
+  int64_t n = 1;
+  for (auto d : shape) {
+    if (d < 0) throw CompileError(what + ": negative dimension in tensor shape");
+    n *= d;
+  }
+  size_t esz = dtype_size(dt);
+  size_t expected = size_t(n) * esz;
+  std::vector<uint8_t> bytes(expected);
+
+  if (t.has_data_location() && t.data_location() == onnx::TensorProto::EXTERNAL) {
+    bytes = read_external(t, base_dir, expected, what);
+  } else if (t.has_raw_data()) {
+    if (t.raw_data().size() != expected)
+      throw CompileError(what + ": raw_data has " + std::to_string(t.raw_data().size()) + " bytes, expected " +
+                         std::to_string(expected));
+    std::memcpy(bytes.data(), t.raw_data().data(), expected);
+  } else {
+    size_t count = 0;
+    switch (dt) {
+      case DType::Float32: count = size_t(t.float_data_size()); if (count == size_t(n)) pack<float>(bytes, t.float_data()); break;
+      case DType::Float64: count = size_t(t.double_data_size()); if (count == size_t(n)) pack<double>(bytes, t.double_data()); break;
+      case DType::Int64: count = size_t(t.int64_data_size()); if (count == size_t(n)) pack<int64_t>(bytes, t.int64_data()); break;
+      case DType::UInt32: count = size_t(t.uint64_data_size()); if (count == size_t(n)) pack<uint32_t>(bytes, t.uint64_data()); break;
+      case DType::UInt64: count = size_t(t.uint64_data_size()); if (count == size_t(n)) pack<uint64_t>(bytes, t.uint64_data()); break;
+      case DType::Int32: count = size_t(t.int32_data_size()); if (count == size_t(n)) pack<int32_t>(bytes, t.int32_data()); break;
+      case DType::Int16: count = size_t(t.int32_data_size()); if (count == size_t(n)) pack<int16_t>(bytes, t.int32_data()); break;
+      case DType::UInt16: case DType::Float16: case DType::BFloat16:
+        count = size_t(t.int32_data_size()); if (count == size_t(n)) pack<uint16_t>(bytes, t.int32_data()); break;
+      case DType::Int8: count = size_t(t.int32_data_size()); if (count == size_t(n)) pack<int8_t>(bytes, t.int32_data()); break;
+      case DType::UInt8: case DType::Bool:
+        count = size_t(t.int32_data_size()); if (count == size_t(n)) pack<uint8_t>(bytes, t.int32_data()); break;
+      default: break;
+    }
+    if (count != size_t(n))
+      throw CompileError(what + ": holds " + std::to_string(count) + " elements, its shape " +
+                         "needs " + std::to_string(n));
+  }
+  return Constant::from_bytes(dt, std::move(shape), std::move(bytes));
+}
+
+ConstantPtr read_tensor_pb(const fs::path& file, std::string* name_out) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw CompileError("cannot open tensor file '" + file.string() + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  onnx::TensorProto t;
+  if (!t.ParseFromString(ss.str())) throw CompileError("'" + file.string() + "' is not a valid TensorProto file");
+  if (name_out) *name_out = t.name();
+  return constant_from_tensor_proto(t, file.parent_path(), "tensor file '" + file.string() + "'");
+}
+
+void write_tensor_pb(const fs::path& file, const std::string& name, const Constant& c) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(int32_t(c.dtype()));
+  for (auto d : c.shape()) t.add_dims(d);
+  t.set_raw_data(std::string(reinterpret_cast<const char*>(c.data()), c.size_bytes()));
+  std::ofstream out(file, std::ios::binary);
+  if (!out || !t.SerializeToOstream(&out)) throw CompileError("cannot write '" + file.string() + "'");
+}
+
+}  // namespace kiln

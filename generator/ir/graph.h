@@ -1,0 +1,102 @@
+// Kiln's graph IR: values with a dtype and a static shape, nodes with attributes.
+//
+// The graph owns every value and node. Nodes are kept in a topological schedule
+// (the order of `nodes`), which is also the execution order the later stages plan
+// for. Passes rewrite the graph in place through the small API below, which keeps
+// producer/user links consistent. See docs/architecture.md.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ir/constant.h"
+#include "ir/dtype.h"
+
+namespace kiln {
+
+using Shape = std::vector<int64_t>;
+
+int64_t shape_elements(const Shape& s);  // product of dims; 1 for a scalar
+std::string shape_str(const Shape& s);   // "[1,3,32,32]"
+
+class Node;
+
+struct Value {
+  std::string name;
+  DType dtype = DType::Undefined;
+  Shape shape;
+  Node* producer = nullptr;    // null for graph inputs and constants
+  std::vector<Node*> users;    // one entry per use (a node using it twice appears twice)
+  ConstantPtr constant;        // set when the value is known at compile time
+  bool is_graph_input = false;
+  bool is_graph_output = false;
+
+  bool is_constant() const { return constant != nullptr; }
+  int64_t num_elements() const { return shape_elements(shape); }
+  uint64_t size_bytes() const { return uint64_t(num_elements()) * dtype_size(dtype); }
+};
+
+using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>,
+                               std::vector<double>, std::vector<std::string>, ConstantPtr>;
+
+class Node {
+ public:
+  std::string name;     // unique; the importer names unnamed nodes "<op_type>_<index>"
+  std::string op_type;  // "Conv"
+  std::string domain;   // "" for the default ONNX domain
+  int64_t opset = 0;    // opset version of the node's domain in the model
+  std::vector<Value*> inputs;   // nullptr marks an omitted optional input
+  std::vector<Value*> outputs;
+  std::map<std::string, AttrValue> attrs;
+
+  bool has_attr(const std::string& k) const { return attrs.count(k) != 0; }
+  int64_t attr_int(const std::string& k, int64_t dflt) const;
+  double attr_float(const std::string& k, double dflt) const;
+  std::string attr_string(const std::string& k, const std::string& dflt) const;
+  std::vector<int64_t> attr_ints(const std::string& k, std::vector<int64_t> dflt = {}) const;
+  std::vector<double> attr_floats(const std::string& k, std::vector<double> dflt = {}) const;
+  ConstantPtr attr_tensor(const std::string& k) const;  // null if absent
+
+  // The input at `i`, or nullptr when absent (past the end or omitted).
+  Value* input(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
+  // "Conv 'conv1'": how errors name a node.
+  std::string describe() const;
+};
+
+class Graph {
+ public:
+  std::string name;
+  int64_t opset = 0;  // default-domain opset the model was imported at
+  std::vector<Value*> inputs;   // runtime graph inputs (initializers excluded)
+  std::vector<Value*> outputs;
+  std::list<std::unique_ptr<Node>> nodes;  // topological schedule
+
+  Value* add_value(std::string name, DType dtype, Shape shape);
+  Value* find_value(const std::string& name) const;
+  // Appends a node at the end of the schedule and links its inputs' users.
+  Node* add_node(std::string op_type, std::string name, std::vector<Value*> inputs,
+                 std::vector<Value*> outputs);
+  // Replaces every use of `from` by `to` (also as a graph output).
+  void replace_all_uses(Value* from, Value* to);
+  // Removes a node whose outputs have no users and are not graph outputs.
+  void erase_node(Node* n);
+  // Drops values that are neither used, produced, nor graph inputs/outputs.
+  void remove_dead_values();
+  // Removes nodes whose outputs are all unused (repeatedly). Returns how many.
+  size_t remove_dead_nodes();
+  const std::vector<std::unique_ptr<Value>>& values() const { return values_; }
+  // A fresh value name with the given prefix.
+  std::string unique_name(const std::string& prefix);
+
+ private:
+  std::vector<std::unique_ptr<Value>> values_;
+  std::map<std::string, Value*> by_name_;
+  uint64_t name_counter_ = 0;
+};
+
+}  // namespace kiln

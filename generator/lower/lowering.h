@@ -1,0 +1,70 @@
+// Lowering: each graph node becomes one call into the crt kernel library.
+//
+// A lowering function looks at one node (its attributes, input/output dtypes and
+// static shapes) and returns a KernelCall: the C text of the call, with
+// placeholders for the buffers, an optional `static const` parameter struct, and
+// the scratch buffers the kernel needs. It knows the kernel API (crt/include/
+// kiln_kernels.h) but nothing about memory: where buffers live is decided later by
+// the bufferizer and the planner, and the emitter substitutes the placeholders.
+//
+// Placeholders in `call`:
+//   $in0, $in1, ...     pointer to input i, typed `const <ctype>*` (NULL if omitted)
+//   $out0, ...          pointer to output i, typed `<ctype>*`
+//   $scratch0, ...      pointer to scratch buffer i, typed `void*`
+//   $params             name of the emitted parameter struct (take its address: &$params)
+//   $inptrs / $outptrs  a `const void* const[]` / `void* const[]` of all inputs / outputs
+//                       (for variadic kernels such as Concat)
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace kiln {
+
+struct ScratchRequest {
+  std::string purpose;     // "im2col": becomes part of the buffer's name in reports
+  uint64_t size_bytes = 0;
+  uint32_t alignment = 4;
+};
+
+struct KernelCall {
+  std::string params_type;   // e.g. "kiln_conv2d_params_t"; empty when the call has no struct
+  std::string params_init;   // C99 initializer, e.g. "{ .n = 1, .c_in = 3 }"
+  std::string call;          // e.g. "kiln_conv2d_f32(&$params, $in0, $in1, $in2, $out0, $scratch0)"
+  std::vector<ScratchRequest> scratch;
+  // For view ops (Reshape, Flatten, Identity, ...): output 0 has the same bytes as
+  // input `alias_input`; `call` is empty and the bufferizer makes the output an alias
+  // (or emits a copy when aliasing is not legal).
+  int alias_input = -1;
+};
+
+using LowerFn = std::function<KernelCall(const Node&)>;
+
+// Registers a lowering for an op type (default ONNX domain). Each file in
+// lower/ops/ registers its ops through a static KILN_REGISTER_LOWERING.
+void register_lowering(const std::string& op_type, LowerFn fn);
+// The lowering for `node`; throws CompileError naming the node when the op type has
+// no lowering. The lowering itself throws CompileError for unsupported
+// dtypes/attributes, always naming the node (node.describe()).
+KernelCall lower_node(const Node& node);
+bool has_lowering(const std::string& op_type);
+std::vector<std::string> supported_ops();
+
+// Helpers shared by the op files.
+std::string c_float(double v);            // round-trippable float literal: "0.5f", "-INFINITY"
+std::string c_int_array(const std::vector<int64_t>& v);  // "{1, 2, 3}"
+
+struct LoweringRegistrar {
+  LoweringRegistrar(const char* op_type, LowerFn fn) { register_lowering(op_type, std::move(fn)); }
+};
+
+}  // namespace kiln
+
+#define KILN_CONCAT_INNER(a, b) a##b
+#define KILN_CONCAT(a, b) KILN_CONCAT_INNER(a, b)
+#define KILN_REGISTER_LOWERING(op, fn) \
+  static ::kiln::LoweringRegistrar KILN_CONCAT(kiln_lowering_registrar_, __LINE__)(op, fn)

@@ -1,0 +1,83 @@
+// The unified static memory planner's interface.
+//
+// The planner knows nothing about ONNX or kernels: it sees buffers (size,
+// alignment, live interval in schedule steps, candidate pools) and pools, and
+// returns a pool and an offset for every buffer. Two buffers conflict when their
+// live intervals overlap; conflicting buffers in the same pool must not overlap in
+// address. An algorithm is one function from a PlanProblem to a Plan.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kiln::planner {
+
+enum class BufferKind { Activation, Scratch, Input, Output, Constant };
+enum class PoolKind { Workspace, Parameter };
+
+struct BufferInfo {
+  int id = 0;                 // index into PlanProblem::buffers
+  std::string name;           // for messages and reports
+  uint64_t size_bytes = 0;
+  uint32_t alignment = 1;     // power of two
+  // Live interval in schedule steps, half-open: [first, last). A buffer written by
+  // step s and last read by step t has first = s, last = t + 1.
+  int64_t first = 0;
+  int64_t last = 0;
+  std::vector<int> pool_candidates;  // indices into PlanProblem::pools, in priority order
+  BufferKind kind = BufferKind::Activation;
+};
+
+struct Pool {
+  std::string name;
+  PoolKind kind = PoolKind::Workspace;
+  std::optional<uint64_t> capacity;  // hard limit in bytes; none = unbounded
+  uint32_t alignment = 16;           // alignment of the pool base; offsets respect buffers' own
+};
+
+struct PlanProblem {
+  std::vector<BufferInfo> buffers;
+  std::vector<Pool> pools;
+};
+
+struct Placement {
+  int pool = -1;
+  uint64_t offset = 0;
+};
+
+struct PoolUsage {
+  uint64_t size_bytes = 0;    // end of the highest placed buffer (aligned to pool alignment)
+  uint64_t lower_bound = 0;   // max over steps of the sum of live sizes placed in this pool
+};
+
+struct Plan {
+  std::vector<Placement> placements;  // indexed by buffer id
+  std::vector<PoolUsage> pools;       // indexed by pool
+  std::string algorithm;              // which algorithm produced it
+  bool proven_optimal = false;        // set by `exact` when the search completed
+};
+
+// Plans with greedy-by-size (best-fit gap filling, larger buffers first).
+// Buffers are tried in each candidate pool in priority order; a buffer that does
+// not fit a pool's capacity spills to the next. Throws PlanError when some buffer
+// fits no candidate pool (the message names the buffer, its size and live range,
+// and each pool's shortfall).
+Plan plan_greedy_by_size(const PlanProblem& problem);
+
+struct PlanError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Lower bound per pool given an assignment of buffers to pools.
+std::vector<uint64_t> lower_bounds(const PlanProblem& problem, const std::vector<Placement>& placements);
+
+// Independent check of a plan: every buffer placed in one of its candidate pools,
+// aligned, within capacity, and no two buffers with overlapping live intervals
+// overlapping in address within a pool. Returns an empty string when the plan is
+// valid, otherwise a description of the first violation.
+std::string verify_plan(const PlanProblem& problem, const Plan& plan);
+
+}  // namespace kiln::planner
