@@ -1,0 +1,43 @@
+// The whole pipeline behind `kiln compile`: import -> fold & simplify -> lower ->
+// bufferize -> plan -> emit. Other commands (verify, conformance) call it too.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "emit/compiled_module.h"
+#include "ir/graph.h"
+
+namespace kiln {
+
+struct CompileOptions {
+  std::string module_name = "default";
+  std::filesystem::path output_dir;
+  // Raw flag values; parsed (and validated, naming the flag) by the driver.
+  std::vector<std::string> workspace_buffers;  // --with-workspace-buffer "name=..;size=..;align=..;section=.."
+  std::vector<std::string> parameter_buffers;  // --with-parameter-buffer "..."
+  std::vector<std::string> pins;               // --pin "PATTERN=POOL[,POOL...]"
+  std::string memory_planner = "auto";         // --memory-planner
+  int64_t planner_budget_ms = 5000;            // --planner-budget-ms
+  bool io_in_workspace = false;                // --io-in-workspace
+  std::map<std::string, Shape> input_shapes;   // --input-shape NAME=D0,D1,...
+  int64_t fold_size_limit = 1 << 20;           // --fold-size-limit BYTES
+  bool fold = true;                            // --no-fold turns folding off
+  bool alias_views = true;                     // --no-alias: every view op becomes a copy
+  bool in_place = true;                        // --no-in-place
+  std::string executor = "aot";                // --executor (only aot)
+  std::string target = "c";                    // --target (only c)
+  std::string mcpu;                            // -mcpu (recorded; selects kernel variants later)
+  std::string output_format = "dir";           // --output-format dir|mlf
+  std::filesystem::path report_path;           // --report FILE.json (empty: none)
+  std::filesystem::path memory_map_path;       // --memory-map FILE.svg
+  bool quiet = false;                          // no summary on stdout
+};
+
+// Runs the pipeline and writes the module into options.output_dir. Throws
+// CompileError (one line, naming the node or flag) on bad input.
+CompiledModule compile_model(const std::filesystem::path& model_path, const CompileOptions& options);
+
+}  // namespace kiln
