@@ -98,9 +98,32 @@ uint32_t kiln_model_num_user_parameters(const kiln_model_t* model);
 /* Returns a short English name of a status code ("null pointer", ...). */
 const char* kiln_status_str(kiln_status_t status);
 
+/* Copies `n` bytes (regions must not overlap). Used where the generated code
+ * needs a copy: a graph output that is also an input or a constant. */
+void kiln_copy_bytes(void* dst, const void* src, uint32_t n);
+
+/* Fills `n` bytes with the poison pattern 0xA5 (see KILN_POISON_DEAD in the docs:
+ * generated code calls it on buffers whose live range ended, in debug builds). */
+void kiln_poison_bytes(void* dst, uint32_t n);
+
+/* Alignment of static arrays in generated code. */
+#if defined(__GNUC__) || defined(__clang__)
+#define KILN_ALIGNED(n) __attribute__((aligned(n)))
+#define KILN_SECTION(s) __attribute__((section(s)))
+#else
+#define KILN_ALIGNED(n)
+#define KILN_SECTION(s)
+#endif
+
 /* 1 if `p` is non-NULL and aligned to `alignment` bytes (a power of two). */
 static inline int kiln_ptr_ok(const void* p, uint32_t alignment) {
   return p != NULL && (((uintptr_t)p) & (uintptr_t)(alignment - 1u)) == 0u;
+}
+
+/* KILN_OK, KILN_ERR_NULL_POINTER or KILN_ERR_MISALIGNED for a caller's pointer. */
+static inline kiln_status_t kiln_check_ptr(const void* p, uint32_t alignment) {
+  if (p == NULL) return KILN_ERR_NULL_POINTER;
+  return kiln_ptr_ok(p, alignment) ? KILN_OK : KILN_ERR_MISALIGNED;
 }
 
 #ifdef __cplusplus

@@ -54,6 +54,7 @@ struct BufferizedProgram {
 struct BufferizeOptions {
   uint32_t activation_alignment = 16;
   bool alias_views = true;  // off: every view op becomes a copy (for measurements)
+  bool in_place = true;     // element-wise ops may overwrite an input they are the last user of
 };
 
 // Lowers every node (lower_node) and assigns buffers. Throws CompileError.

@@ -1,6 +1,8 @@
 /* The generic entry point and descriptor helpers declared in kiln_crt.h. */
 #include "kiln_crt.h"
 
+#include <string.h>
+
 uint32_t kiln_model_num_user_workspaces(const kiln_model_t* model) {
   uint32_t n = 0;
   for (uint32_t i = 0; model != NULL && i < model->num_workspace_pools; ++i) n += model->workspace_pools[i].is_user_pool;
@@ -31,4 +33,12 @@ const char* kiln_status_str(kiln_status_t status) {
     case KILN_ERR_BAD_MODEL: return "bad model";
     default: return "unknown status";
   }
+}
+
+void kiln_copy_bytes(void* dst, const void* src, uint32_t n) {
+  if (n > 0u) memcpy(dst, src, n);
+}
+
+void kiln_poison_bytes(void* dst, uint32_t n) {
+  if (n > 0u) memset(dst, 0xA5, n);
 }

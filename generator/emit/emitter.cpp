@@ -1,0 +1,454 @@
+#include "emit/emitter.h"
+
+#include <array>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "emit/c_names.h"
+#include "emit/template_engine.h"
+#include "util/error.h"
+#include "util/paths.h"
+
+namespace kiln {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+
+void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  if (!out) throw CompileError("cannot write '" + p.string() + "'");
+  out << text;
+  if (!out) throw CompileError("error while writing '" + p.string() + "'");
+}
+
+std::string shape_dims(const Shape& s) {
+  std::string r;
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r;
+}
+
+uint32_t tensor_alignment(DType t) {
+  size_t s = dtype_size(t);
+  return s == 0 ? 1u : uint32_t(s);
+}
+
+// The module's view of one caller tensor, for the templates and CompiledModule.
+struct IoTensor {
+  const Value* value;
+  CompiledTensor info;
+  std::string macro;
+};
+
+class Emitter {
+ public:
+  Emitter(const Graph& g, const BufferizedProgram& p, const EmitPlan& plan, const EmitOptions& o)
+      : g_(g), prog_(p), plan_(plan), opt_(o), mod_(o.module_name), MOD_(c_macro_name(o.module_name)) {}
+
+  CompiledModule run() {
+    if (!is_c_identifier(mod_))
+      throw CompileError("--module-name '" + mod_ + "' is not a C identifier (letters, digits, '_'; no leading digit)");
+    fs::create_directories(opt_.output_dir);
+    collect_io();
+    collect_pools();
+    TemplateData d = common_data();
+    write_file(opt_.output_dir / "metadata.h", render_template("metadata.h.mustache", d));
+    write_file(opt_.output_dir / "module_internal.h", render_template("module_internal.h.mustache", d));
+    write_file(opt_.output_dir / "metadata.c", render_template("metadata.c.mustache", d));
+    write_file(opt_.output_dir / "operators.c", render_template("operators.c.mustache", operators_data(d)));
+    std::vector<std::string> sources = {"metadata.c", "operators.c"};
+    for (size_t p = 0; p < plan_.pools.size(); ++p)
+      if (!plan_.pools[p].is_workspace) sources.push_back(write_parameter_file(int(p), d));
+    TemplateList srcs;
+    for (const auto& s : sources) srcs.push_back(s);
+    d.set("sources", srcs);
+    d.set("dir_name", opt_.output_dir.filename().string());
+    write_file(opt_.output_dir / "module.mk", render_template("module.mk.mustache", d));
+    write_file(opt_.output_dir / "CMakeLists.txt", render_template("CMakeLists.txt.mustache", d));
+    copy_crt();
+
+    CompiledModule m;
+    m.module_name = mod_;
+    m.dir = opt_.output_dir;
+    for (const auto& s : sources) m.sources.push_back(opt_.output_dir / s);
+    m.crt_dir = opt_.output_dir / "crt";
+    m.include_dirs = {opt_.output_dir, m.crt_dir / "include"};
+    for (const auto& t : inputs_) m.inputs.push_back(t.info);
+    for (const auto& t : outputs_) m.outputs.push_back(t.info);
+    for (size_t p = 0; p < plan_.pools.size(); ++p) {
+      const auto& ep = plan_.pools[p];
+      CompiledPool cp;
+      cp.name = ep.name;
+      cp.c_name = pool_cnames_[p];
+      cp.is_workspace = ep.is_workspace;
+      cp.is_user_pool = ep.is_user;
+      cp.size_bytes = ep.size_bytes;
+      cp.alignment = ep.alignment;
+      cp.size_macro = size_macro(p);
+      m.pools.push_back(cp);
+    }
+    return m;
+  }
+
+ private:
+  void collect_io() {
+    CNameTable in_names, out_names;
+    auto make = [&](const Value* v, CNameTable& names) {
+      IoTensor t;
+      t.value = v;
+      t.info.name = v->name;
+      t.info.c_name = names.unique(v->name);
+      t.info.dtype = v->dtype;
+      t.info.shape = v->shape;
+      t.info.size_bytes = v->size_bytes();
+      t.macro = c_macro_name(t.info.c_name);
+      if (dtype_c_type(v->dtype).empty())
+        throw CompileError("graph input/output '" + v->name + "' has dtype " + dtype_name(v->dtype) +
+                           ", which generated C cannot hold");
+      return t;
+    };
+    for (const Value* v : g_.inputs) inputs_.push_back(make(v, in_names));
+    for (const Value* v : g_.outputs) outputs_.push_back(make(v, out_names));
+  }
+
+  void collect_pools() {
+    // Workspace and parameter pools have separate namespaces (their macros and
+    // arrays differ by suffix), so both internal pools can be called "internal".
+    CNameTable ws_names, param_names;
+    for (const auto& p : plan_.pools) pool_cnames_.push_back((p.is_workspace ? ws_names : param_names).unique(p.name));
+  }
+
+  std::string size_macro(size_t p) const {
+    return "KILN_" + MOD_ + "_" + c_macro_name(pool_cnames_[p]) +
+           (plan_.pools[p].is_workspace ? "_WORKSPACE_SIZE" : "_PARAMETER_SIZE");
+  }
+  std::string align_macro(size_t p) const {
+    return "KILN_" + MOD_ + "_" + c_macro_name(pool_cnames_[p]) +
+           (plan_.pools[p].is_workspace ? "_WORKSPACE_ALIGNMENT" : "_PARAMETER_ALIGNMENT");
+  }
+  std::string pool_array(size_t p) const {
+    return "kiln_" + mod_ + "_" + pool_cnames_[p] + (plan_.pools[p].is_workspace ? "_workspace" : "_parameters");
+  }
+  std::string pool_var(size_t p) const {
+    return (plan_.pools[p].is_workspace ? "kiln_ws_" : "kiln_params_") + pool_cnames_[p];
+  }
+
+  TemplateData io_list(const std::vector<IoTensor>& ts) const {
+    TemplateList l;
+    for (size_t i = 0; i < ts.size(); ++i) {
+      const auto& t = ts[i];
+      TemplateObject o;
+      o["name"] = t.info.name;
+      o["cname"] = t.info.c_name;
+      o["macro"] = t.macro;
+      o["index"] = std::to_string(i);
+      o["size"] = std::to_string(t.info.size_bytes);
+      o["alignment"] = std::to_string(tensor_alignment(t.info.dtype));
+      o["dtype"] = dtype_name(t.info.dtype);
+      o["dtype_enum"] = dtype_c_enum(t.info.dtype);
+      o["ctype"] = dtype_c_type(t.info.dtype);
+      o["shape"] = shape_str(t.info.shape);
+      o["ndim"] = std::to_string(t.info.shape.size());
+      o["dims"] = shape_dims(t.info.shape);
+      o["has_shape"] = TemplateData(!t.info.shape.empty());
+      l.push_back(o);
+    }
+    return l;
+  }
+
+  TemplateData common_data() const {
+    TemplateData d;
+    d.set("version", kVersion);
+    d.set("model_file", opt_.model_file);
+    d.set("mod", mod_);
+    d.set("MOD", MOD_);
+    d.set("pad", std::string(std::string("int32_t kiln_" + mod_ + "_run(").size(), ' '));
+    d.set("num_ops", std::to_string(prog_.ops.size()));
+    d.set("num_inputs", std::to_string(inputs_.size()));
+    d.set("num_outputs", std::to_string(outputs_.size()));
+    d.set("has_inputs", TemplateData(!inputs_.empty()));
+    d.set("inputs", io_list(inputs_));
+    d.set("outputs", io_list(outputs_));
+    TemplateList ws, ps, user_ws, user_ps, internal_ws;
+    int n_ws = 0, n_ps = 0, user_w = 0, user_p = 0;
+    for (size_t p = 0; p < plan_.pools.size(); ++p) {
+      const auto& ep = plan_.pools[p];
+      TemplateObject o;
+      o["name"] = ep.name;
+      o["cname"] = pool_cnames_[p];
+      o["size"] = std::to_string(ep.size_bytes);
+      o["array_size"] = std::to_string(std::max<uint64_t>(ep.size_bytes, 1));
+      o["alignment"] = std::to_string(ep.alignment);
+      o["size_macro"] = size_macro(p);
+      o["align_macro"] = align_macro(p);
+      o["array"] = pool_array(p);
+      o["kind"] = ep.is_user ? "user" : "internal";
+      o["is_user"] = ep.is_user ? "1u" : "0u";
+      if (ep.capacity) o["capacity"] = std::to_string(*ep.capacity);
+      if (!ep.section.empty()) o["section"] = ep.section;
+      if (ep.is_workspace) {
+        ++n_ws;
+        if (ep.is_user) {
+          o["user_index"] = std::to_string(user_w++);
+          user_ws.push_back(o);
+        } else {
+          internal_ws.push_back(o);
+        }
+        ws.push_back(o);
+      } else {
+        ++n_ps;
+        if (ep.is_user) {
+          o["user_index"] = std::to_string(user_p++);
+          user_ps.push_back(o);
+        }
+        ps.push_back(o);
+      }
+    }
+    d.set("workspace_pools", ws);
+    d.set("parameter_pools", ps);
+    d.set("user_workspace_pools", user_ws);
+    d.set("user_parameter_pools", user_ps);
+    d.set("internal_workspace_pools", internal_ws);
+    d.set("has_user_workspaces", TemplateData(user_w > 0));
+    d.set("num_workspace_pools", std::to_string(n_ws));
+    d.set("num_parameter_pools", std::to_string(n_ps));
+    return d;
+  }
+
+  // The address of byte `offset` of buffer `b`, as a `uint8_t*` expression.
+  std::string byte_address(int b, uint64_t offset) const {
+    const Buffer& buf = prog_.buffers[size_t(b)];
+    uint64_t off = offset;
+    std::string base;
+    if (buf.kind == BufferKind::Input && plan_.buffer_pool[size_t(b)] < 0) {
+      base = "(const uint8_t*)inputs->" + inputs_[size_t(buf.io_index)].info.c_name;
+    } else if (buf.kind == BufferKind::Output && plan_.buffer_pool[size_t(b)] < 0) {
+      base = "(uint8_t*)outputs->" + outputs_[size_t(buf.io_index)].info.c_name;
+    } else {
+      int p = plan_.buffer_pool[size_t(b)];
+      if (p < 0) throw std::logic_error("emitter: buffer '" + buf.name + "' has no pool");
+      base = pool_var(size_t(p));
+      off += plan_.buffer_offset[size_t(b)];
+    }
+    return pool_offset_expr(base, off);
+  }
+
+  std::string typed(const BufferRef& r, DType t, bool is_const) const {
+    if (r.buffer < 0) return "NULL";
+    std::string ct = dtype_c_type(t);
+    if (ct.empty()) ct = "uint8_t";
+    return std::string("(") + (is_const ? "const " : "") + ct + "*)(" + byte_address(r.buffer, r.offset) + ")";
+  }
+
+  // Replaces $in0, $out0, $scratch0, $params, $inptrs, $outptrs in a call text.
+  std::string substitute(const std::string& text, const ScheduledOp& op, size_t step, std::vector<std::string>* arrays,
+                         const std::string& params_name) const {
+    std::string out;
+    for (size_t i = 0; i < text.size();) {
+      if (text[i] != '$') {
+        out += text[i++];
+        continue;
+      }
+      size_t j = i + 1;
+      while (j < text.size() && std::isalpha(static_cast<unsigned char>(text[j]))) ++j;
+      std::string word = text.substr(i + 1, j - i - 1);
+      size_t k = j;
+      while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k]))) ++k;
+      std::string num = text.substr(j, k - j);
+      auto index = [&](size_t n) -> size_t {
+        if (num.empty()) throw std::logic_error("lowering of " + op.label + ": '$" + word + "' needs an index");
+        size_t idx = std::stoul(num);
+        if (idx >= n) throw std::logic_error("lowering of " + op.label + ": '$" + word + num + "' out of range");
+        return idx;
+      };
+      if (word == "in") {
+        size_t x = index(op.inputs.size());
+        out += typed(op.inputs[x], op.input_dtypes[x], true);
+      } else if (word == "out") {
+        size_t x = index(op.outputs.size());
+        out += typed(op.outputs[x], op.output_dtypes[x], false);
+      } else if (word == "scratch") {
+        size_t x = index(op.scratch.size());
+        out += "(void*)(" + byte_address(op.scratch[x].buffer, op.scratch[x].offset) + ")";
+      } else if (word == "params" && num.empty()) {
+        if (params_name.empty()) throw std::logic_error("lowering of " + op.label + " uses $params without a struct");
+        out += params_name;
+      } else if ((word == "inptrs" || word == "outptrs") && num.empty()) {
+        bool in = word == "inptrs";
+        std::string arr = in ? "kiln_in" : "kiln_out";
+        std::string decl = in ? "const void* const kiln_in[] = {" : "void* const kiln_out[] = {";
+        const auto& refs = in ? op.inputs : op.outputs;
+        for (size_t x = 0; x < refs.size(); ++x)
+          decl += std::string(x ? ", " : "") +
+                  (refs[x].buffer < 0 ? "NULL" : "(" + std::string(in ? "const void*" : "void*") + ")(" +
+                                                     byte_address(refs[x].buffer, refs[x].offset) + ")");
+        if (refs.empty()) decl += "NULL";
+        decl += "};";
+        arrays->push_back(decl);
+        out += arr;
+      } else {
+        throw std::logic_error("lowering of " + op.label + ": unknown placeholder '$" + word + num + "'");
+      }
+      i = k;
+    }
+    (void)step;
+    return out;
+  }
+
+  TemplateData operators_data(TemplateData d) const {
+    TemplateList pools, checks, ops;
+    for (size_t p = 0; p < plan_.pools.size(); ++p) {
+      const auto& ep = plan_.pools[p];
+      std::string v = pool_var(p), decl;
+      if (ep.is_workspace) {
+        decl = "uint8_t* const " + v + " = " +
+               (ep.is_user ? "workspaces->" + pool_cnames_[p] : pool_array(p)) + ";";
+        if (ep.is_user) {
+          checks.push_back(TemplateObject{{"expr", "workspaces->" + pool_cnames_[p]},
+                                          {"alignment", std::to_string(ep.alignment)}});
+        }
+      } else {
+        std::string user = "parameters->" + pool_cnames_[p];
+        decl = "const uint8_t* const " + v + " = " +
+               (ep.is_user ? "(parameters != NULL && " + user + " != NULL) ? " + user + " : " + pool_array(p)
+                           : pool_array(p)) +
+               ";";
+        if (ep.is_user)
+          checks.push_back(TemplateObject{
+              {"expr", "(parameters == NULL || " + user + " == NULL) ? (const void*)" + pool_array(p) + " : (const void*)" + user},
+              {"alignment", std::to_string(ep.alignment)}});
+      }
+      decl += " (void)" + v + ";";
+      pools.push_back(TemplateObject{{"decl", decl}});
+    }
+    for (const auto& t : inputs_)
+      checks.push_back(TemplateObject{{"expr", "inputs->" + t.info.c_name},
+                                      {"alignment", std::to_string(tensor_alignment(t.info.dtype))}});
+    for (const auto& t : outputs_)
+      checks.push_back(TemplateObject{{"expr", "outputs->" + t.info.c_name},
+                                      {"alignment", std::to_string(tensor_alignment(t.info.dtype))}});
+    if (plan_.pools.empty()) d.set("pools", TemplateList{});
+
+    // Buffers whose live range ends at each step get poisoned there (debug mode).
+    std::vector<std::vector<int>> dies(prog_.ops.size());
+    for (const auto& b : prog_.buffers) {
+      if (b.kind != BufferKind::Activation && b.kind != BufferKind::Scratch) continue;
+      if (b.size_bytes == 0 || b.last <= 0 || b.last > int64_t(prog_.ops.size())) continue;
+      dies[size_t(b.last - 1)].push_back(b.id);
+    }
+
+    for (size_t i = 0; i < prog_.ops.size(); ++i) {
+      const auto& op = prog_.ops[i];
+      TemplateObject o;
+      o["step"] = std::to_string(i);
+      std::string label = op.label;
+      for (auto& c : label)
+        if (c == '*' || c == '/') c = '_';  // keep comments well-formed
+      o["label"] = label;
+      std::string params_name;
+      if (!op.call.params_type.empty()) {
+        params_name = "kiln_" + mod_ + "_p" + std::to_string(i);
+        o["params_type"] = op.call.params_type;
+        o["params_init"] = op.call.params_init;
+      }
+      std::vector<std::string> arrays;
+      std::string call = substitute(op.call.call, op, i, &arrays, params_name);
+      o["call"] = call;
+      TemplateList arr;
+      for (auto& a : arrays) arr.push_back(a);
+      o["arrays"] = arr;
+      TemplateList poison;
+      for (int b : dies[i])
+        poison.push_back(byte_address(b, 0) + ", " + std::to_string(prog_.buffers[size_t(b)].size_bytes) + "u");
+      o["poison"] = poison;
+      ops.push_back(o);
+    }
+    d.set("pools", pools);
+    d.set("checks", checks);
+    d.set("ops", ops);
+    return d;
+  }
+
+  std::string write_parameter_file(int p, TemplateData d) const {
+    const auto& ep = plan_.pools[size_t(p)];
+    std::vector<uint8_t> image(ep.size_bytes, 0);
+    int count = 0;
+    for (const auto& b : prog_.buffers) {
+      if (b.kind != BufferKind::Constant || plan_.buffer_pool[size_t(b.id)] != p) continue;
+      uint64_t off = plan_.buffer_offset[size_t(b.id)];
+      if (off + b.size_bytes > image.size()) throw std::logic_error("emitter: constant '" + b.name + "' beyond pool end");
+      if (b.size_bytes) std::copy(b.constant->data(), b.constant->data() + b.size_bytes, image.begin() + int64_t(off));
+      ++count;
+    }
+    d.set("name", ep.name);
+    d.set("size", std::to_string(ep.size_bytes));
+    d.set("num_constants", std::to_string(count));
+    d.set("array", pool_array(size_t(p)));
+    d.set("array_size", std::to_string(std::max<uint64_t>(ep.size_bytes, 1)));
+    d.set("alignment", std::to_string(ep.alignment));
+    if (!ep.section.empty()) d.set("section", ep.section);
+    std::string text = render_template("parameters.c.mustache", d);
+    const std::string marker = "@@KILN_DATA@@";
+    size_t at = text.find(marker);
+    if (at == std::string::npos) throw CompileError("template parameters.c.mustache lacks @@KILN_DATA@@");
+
+    std::string file = "parameters_" + pool_cnames_[size_t(p)] + ".c";
+    std::ofstream out(opt_.output_dir / file, std::ios::binary);
+    if (!out) throw CompileError("cannot write '" + (opt_.output_dir / file).string() + "'");
+    out << text.substr(0, at);
+    static const char* hex = "0123456789abcdef";
+    std::string line;
+    if (image.empty()) image.push_back(0);
+    for (size_t i = 0; i < image.size(); i += 16) {
+      line.assign("  ");
+      for (size_t j = i; j < std::min(image.size(), i + 16); ++j) {
+        line += "0x";
+        line += hex[image[j] >> 4];
+        line += hex[image[j] & 15];
+        line += ',';
+      }
+      line += '\n';
+      out << line;
+    }
+    out << text.substr(at + marker.size() + 1);
+    if (!out) throw CompileError("error while writing '" + file + "'");
+    return file;
+  }
+
+  void copy_crt() const {
+    fs::path src = kiln_home() / "crt";
+    fs::path dst = opt_.output_dir / "crt";
+    std::error_code ec;
+    fs::remove_all(dst, ec);
+    for (const char* sub : {"include", "src"}) {
+      fs::create_directories(dst / sub);
+      fs::copy(src / sub, dst / sub, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+      if (ec) throw CompileError("cannot copy the runtime from '" + (src / sub).string() + "': " + ec.message());
+    }
+  }
+
+  const Graph& g_;
+  const BufferizedProgram& prog_;
+  const EmitPlan& plan_;
+  EmitOptions opt_;
+  std::string mod_, MOD_;
+  std::vector<IoTensor> inputs_, outputs_;
+  std::vector<std::string> pool_cnames_;
+};
+
+}  // namespace
+
+std::string pool_offset_expr(const std::string& pool_var, uint64_t offset) {
+  if (offset == 0) return pool_var;
+  return pool_var + " + " + std::to_string(offset) + "u";
+}
+
+CompiledModule emit_module(const Graph& graph, const BufferizedProgram& program, const EmitPlan& plan,
+                           const EmitOptions& options) {
+  return Emitter(graph, program, plan, options).run();
+}
+
+}  // namespace kiln

@@ -1,0 +1,20 @@
+// The text of every generated file lives in templates/ (mustache). This renders
+// one template with the emitter's data; values are inserted verbatim (no HTML
+// escaping), since the output is C.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <kainjow/mustache.hpp>
+
+namespace kiln {
+
+using TemplateData = kainjow::mustache::data;
+using TemplateList = kainjow::mustache::list;
+using TemplateObject = kainjow::mustache::object;
+
+// Renders templates/<name>. Throws CompileError if the template is missing or invalid.
+std::string render_template(const std::string& name, const TemplateData& data);
+
+}  // namespace kiln
