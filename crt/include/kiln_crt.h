@@ -100,7 +100,7 @@ const char* kiln_status_str(kiln_status_t status);
 
 /* Copies `n` bytes (regions must not overlap). Used where the generated code
  * needs a copy: a graph output that is also an input or a constant. */
-void kiln_copy_bytes(void* dst, const void* src, uint32_t n);
+kiln_status_t kiln_copy_bytes(void* dst, const void* src, uint32_t n);
 
 /* Fills `n` bytes with the poison pattern 0xA5 (see KILN_POISON_DEAD in the docs:
  * generated code calls it on buffers whose live range ended, in debug builds). */

@@ -35,8 +35,11 @@ const char* kiln_status_str(kiln_status_t status) {
   }
 }
 
-void kiln_copy_bytes(void* dst, const void* src, uint32_t n) {
-  if (n > 0u) memcpy(dst, src, n);
+kiln_status_t kiln_copy_bytes(void* dst, const void* src, uint32_t n) {
+  if (n == 0u) return KILN_OK;
+  if (dst == NULL || src == NULL) return KILN_ERR_NULL_POINTER;
+  memcpy(dst, src, n);
+  return KILN_OK;
 }
 
 void kiln_poison_bytes(void* dst, uint32_t n) {
