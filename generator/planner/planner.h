@@ -36,6 +36,9 @@ struct Pool {
   PoolKind kind = PoolKind::Workspace;
   std::optional<uint64_t> capacity;  // hard limit in bytes; none = unbounded
   uint32_t alignment = 16;           // alignment of the pool base; offsets respect buffers' own
+  std::string section;               // optional linker section (emission only)
+  std::string target;                // optional free-form target tag (reports only)
+  bool is_user = true;               // false: an internal pool the module allocates itself
 };
 
 struct PlanProblem {
@@ -70,6 +73,19 @@ Plan plan_greedy_by_size(const PlanProblem& problem);
 struct PlanError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+struct PlannerOptions {
+  std::string algorithm = "auto";  // see planner_algorithms()
+  int64_t budget_ms = 5000;        // time budget of the exact search
+  uint64_t seed = 1;               // hill-climb's fixed seed: plans are deterministic
+};
+
+// The algorithm names plan_memory accepts.
+std::vector<std::string> planner_algorithms();
+
+// Plans with the named algorithm. Throws PlanError for an unknown name or when a
+// buffer fits no candidate pool.
+Plan plan_memory(const PlanProblem& problem, const PlannerOptions& options);
 
 // Lower bound per pool given an assignment of buffers to pools.
 std::vector<uint64_t> lower_bounds(const PlanProblem& problem, const std::vector<Placement>& placements);

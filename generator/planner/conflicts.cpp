@@ -1,0 +1,136 @@
+#include "planner/conflicts.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace kiln::planner {
+
+std::vector<std::vector<int>> conflict_lists(const PlanProblem& problem) {
+  const auto& bs = problem.buffers;
+  std::vector<std::vector<int>> c(bs.size());
+  // Sweep by start time: only buffers starting before i ends can overlap it.
+  std::vector<int> by_first(bs.size());
+  for (size_t i = 0; i < bs.size(); ++i) by_first[i] = int(i);
+  std::sort(by_first.begin(), by_first.end(), [&](int a, int b) { return bs[size_t(a)].first < bs[size_t(b)].first; });
+  for (size_t x = 0; x < by_first.size(); ++x) {
+    const auto& a = bs[size_t(by_first[x])];
+    for (size_t y = x + 1; y < by_first.size(); ++y) {
+      const auto& b = bs[size_t(by_first[y])];
+      if (b.first >= a.last) break;
+      if (lifetimes_overlap(a, b)) {
+        c[size_t(by_first[x])].push_back(by_first[y]);
+        c[size_t(by_first[y])].push_back(by_first[x]);
+      }
+    }
+  }
+  return c;
+}
+
+namespace {
+
+std::string describe_buffer(const BufferInfo& b) {
+  std::ostringstream o;
+  o << "buffer '" << b.name << "' (" << b.size_bytes << " bytes, live in steps [" << b.first << ", " << b.last << "))";
+  return o.str();
+}
+
+}  // namespace
+
+Plan place_in_order(const PlanProblem& problem, const std::vector<std::vector<int>>& conflicts,
+                    const std::vector<int>& order, const std::string& algorithm) {
+  const auto& bs = problem.buffers;
+  Plan plan;
+  plan.algorithm = algorithm;
+  plan.placements.assign(bs.size(), Placement{});
+  std::vector<char> placed(bs.size(), 0);
+  std::vector<std::pair<uint64_t, uint64_t>> taken;  // [offset, end) of conflicting buffers in a pool
+  for (int id : order) {
+    const BufferInfo& b = bs[size_t(id)];
+    if (b.pool_candidates.empty())
+      throw PlanError(describe_buffer(b) + " has no candidate pool (check --pin and the pool flags)");
+    std::ostringstream shortfall;
+    bool done = false;
+    for (int p : b.pool_candidates) {
+      const Pool& pool = problem.pools[size_t(p)];
+      uint64_t align = std::max<uint64_t>(b.alignment, 1);
+      taken.clear();
+      for (int o : conflicts[size_t(id)])
+        if (placed[size_t(o)] && plan.placements[size_t(o)].pool == p)
+          taken.push_back({plan.placements[size_t(o)].offset, plan.placements[size_t(o)].offset + bs[size_t(o)].size_bytes});
+      std::sort(taken.begin(), taken.end());
+      // Best fit: the smallest gap that holds the buffer; else on top of everything.
+      uint64_t best = UINT64_MAX, best_gap = UINT64_MAX, cursor = 0;
+      for (const auto& [start, end] : taken) {
+        uint64_t at = align_up(cursor, align);
+        if (at + b.size_bytes <= start && start - cursor < best_gap) {
+          best = at;
+          best_gap = start - cursor;
+        }
+        cursor = std::max(cursor, end);
+      }
+      if (best == UINT64_MAX) best = align_up(cursor, align);
+      if (pool.capacity && best + b.size_bytes > *pool.capacity) {
+        shortfall << (shortfall.tellp() > 0 ? "; " : "") << "pool '" << pool.name << "' (capacity " << *pool.capacity
+                  << ") is " << (best + b.size_bytes - *pool.capacity) << " bytes short";
+        continue;
+      }
+      plan.placements[size_t(id)] = {p, best};
+      placed[size_t(id)] = 1;
+      done = true;
+      break;
+    }
+    if (!done) throw PlanError(describe_buffer(b) + " fits no pool: " + shortfall.str());
+  }
+  finish_plan(problem, &plan);
+  return plan;
+}
+
+void finish_plan(const PlanProblem& problem, Plan* plan) {
+  plan->pools.assign(problem.pools.size(), PoolUsage{});
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
+    const auto& pl = plan->placements[i];
+    if (pl.pool < 0) continue;
+    auto& u = plan->pools[size_t(pl.pool)];
+    u.size_bytes = std::max(u.size_bytes, pl.offset + problem.buffers[i].size_bytes);
+  }
+  auto lb = lower_bounds(problem, plan->placements);
+  for (size_t p = 0; p < lb.size(); ++p) plan->pools[p].lower_bound = lb[p];
+}
+
+uint64_t total_size(const Plan& plan) {
+  uint64_t s = 0;
+  for (const auto& p : plan.pools) s += p.size_bytes;
+  return s;
+}
+
+uint64_t total_lower_bound(const Plan& plan) {
+  uint64_t s = 0;
+  for (const auto& p : plan.pools) s += p.lower_bound;
+  return s;
+}
+
+std::vector<uint64_t> lower_bounds(const PlanProblem& problem, const std::vector<Placement>& placements) {
+  // Per pool: sweep start/end events; the peak of the running sum of live sizes.
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> events(problem.pools.size());
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
+    int p = placements[i].pool;
+    const auto& b = problem.buffers[i];
+    if (p < 0 || b.size_bytes == 0 || b.first >= b.last) continue;
+    events[size_t(p)].push_back({b.first, int64_t(b.size_bytes)});
+    events[size_t(p)].push_back({b.last, -int64_t(b.size_bytes)});
+  }
+  std::vector<uint64_t> lb(problem.pools.size(), 0);
+  for (size_t p = 0; p < events.size(); ++p) {
+    auto& ev = events[p];
+    std::sort(ev.begin(), ev.end());  // at equal times, ends (negative) come first
+    int64_t live = 0, peak = 0;
+    for (const auto& [t, d] : ev) {
+      live += d;
+      peak = std::max(peak, live);
+    }
+    lb[p] = uint64_t(peak);
+  }
+  return lb;
+}
+
+}  // namespace kiln::planner

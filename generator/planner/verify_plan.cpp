@@ -1,0 +1,47 @@
+// The independent plan checker. Deliberately simple (all pairs) and sharing no
+// code with the algorithms, so a bug in them cannot hide a bug here.
+#include <sstream>
+
+#include "planner/planner.h"
+
+namespace kiln::planner {
+
+std::string verify_plan(const PlanProblem& problem, const Plan& plan) {
+  const auto& bs = problem.buffers;
+  std::ostringstream err;
+  if (plan.placements.size() != bs.size()) return "plan has " + std::to_string(plan.placements.size()) +
+                                                  " placements for " + std::to_string(bs.size()) + " buffers";
+  for (size_t i = 0; i < bs.size(); ++i) {
+    const auto& b = bs[i];
+    const auto& p = plan.placements[i];
+    bool candidate = false;
+    for (int c : b.pool_candidates) candidate |= c == p.pool;
+    if (!candidate) return "buffer '" + b.name + "' is in pool " + std::to_string(p.pool) + ", not one of its candidates";
+    const Pool& pool = problem.pools[size_t(p.pool)];
+    if (b.alignment > 1 && (p.offset % b.alignment) != 0)
+      return "buffer '" + b.name + "' at offset " + std::to_string(p.offset) + " is not " +
+             std::to_string(b.alignment) + "-byte aligned";
+    if (b.alignment > pool.alignment)
+      return "buffer '" + b.name + "' needs " + std::to_string(b.alignment) + "-byte alignment but pool '" +
+             pool.name + "' is only " + std::to_string(pool.alignment) + "-byte aligned";
+    if (pool.capacity && p.offset + b.size_bytes > *pool.capacity)
+      return "buffer '" + b.name + "' ends at " + std::to_string(p.offset + b.size_bytes) + ", past pool '" +
+             pool.name + "' capacity " + std::to_string(*pool.capacity);
+    if (p.pool < int(plan.pools.size()) && p.offset + b.size_bytes > plan.pools[size_t(p.pool)].size_bytes)
+      return "buffer '" + b.name + "' ends past the reported size of pool '" + pool.name + "'";
+  }
+  for (size_t i = 0; i < bs.size(); ++i)
+    for (size_t j = i + 1; j < bs.size(); ++j) {
+      const auto &a = bs[i], &b = bs[j];
+      const auto &pa = plan.placements[i], &pb = plan.placements[j];
+      if (pa.pool != pb.pool || a.size_bytes == 0 || b.size_bytes == 0) continue;
+      bool time = a.first < b.last && b.first < a.last;
+      bool space = pa.offset < pb.offset + b.size_bytes && pb.offset < pa.offset + a.size_bytes;
+      if (time && space)
+        return "buffers '" + a.name + "' and '" + b.name + "' are live together and overlap in pool '" +
+               problem.pools[size_t(pa.pool)].name + "'";
+    }
+  return "";
+}
+
+}  // namespace kiln::planner
