@@ -1,0 +1,83 @@
+#include "lower/lowering.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "lower/lower_util.h"
+#include "lower/ops/ops.h"
+#include "util/error.h"
+
+namespace kiln {
+
+namespace {
+
+std::map<std::string, LowerFn>& registry() {
+  static std::map<std::string, LowerFn> r;
+  return r;
+}
+
+// Static registrars in a static library may be dropped by the linker, so every
+// op file also exposes a function that registers its ops; they are all called
+// here once, on first use.
+void ensure_registered() {
+  static bool done = [] {
+    register_elementwise_lowerings();
+    register_conv_lowerings();
+    register_gemm_lowerings();
+    register_pool_lowerings();
+    register_layout_lowerings();
+    register_normalization_lowerings();
+    return true;
+  }();
+  (void)done;
+}
+
+}  // namespace
+
+void register_lowering(const std::string& op_type, LowerFn fn) { registry()[op_type] = std::move(fn); }
+
+bool has_lowering(const std::string& op_type) {
+  ensure_registered();
+  return registry().count(op_type) != 0;
+}
+
+std::vector<std::string> supported_ops() {
+  ensure_registered();
+  std::vector<std::string> r;
+  for (const auto& [k, _] : registry()) r.push_back(k);
+  return r;
+}
+
+KernelCall lower_node(const Node& node) {
+  ensure_registered();
+  if (!node.domain.empty() && node.domain != "ai.onnx")
+    throw CompileError(node.describe() + ": operator domain '" + node.domain + "' is not supported");
+  auto it = registry().find(node.op_type);
+  if (it == registry().end())
+    throw CompileError(node.describe() + ": operator '" + node.op_type + "' is not supported by Kiln");
+  return it->second(node);
+}
+
+std::string c_float(double v) {
+  float f = static_cast<float>(v);
+  if (std::isnan(f)) return "NAN";
+  if (std::isinf(f)) return f > 0 ? "INFINITY" : "-INFINITY";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", double(f));  // 9 significant digits round-trip any float
+  std::string s = buf;
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s + "f";
+}
+
+std::string c_int_array(const std::vector<int64_t>& v) {
+  std::ostringstream o;
+  o << "{";
+  for (size_t i = 0; i < v.size(); ++i) o << (i ? ", " : "") << v[i];
+  if (v.empty()) o << "0";
+  o << "}";
+  return o.str();
+}
+
+}  // namespace kiln
