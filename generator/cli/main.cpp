@@ -1,2 +1,37 @@
-// Placeholder until the CLI lands.
-int main() { return 0; }
+// The `kiln` command line: one subcommand per file in this folder.
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/compile_command.h"
+#include "util/error.h"
+
+#include "cli/verify_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"kiln: an ahead-of-time compiler from ONNX models to plain C for Cortex-M microcontrollers"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "kiln 0.1.0");
+  kiln::add_compile_command(app);
+  kiln::add_verify_command(app);
+  // tvmc habit: accept GCC-style "-mcpu=..." as "--mcpu=...".
+  std::vector<std::string> args;
+  for (int i = argc - 1; i >= 1; --i) {
+    std::string a = argv[i];
+    if (a.rfind("-mcpu", 0) == 0) a = "-" + a;
+    args.push_back(a);
+  }
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const kiln::CompileError& e) {
+    std::cerr << "kiln: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "kiln: internal error: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,78 @@
+#include "cli/compile_options.h"
+
+#include <sstream>
+
+#include "util/error.h"
+
+namespace kiln {
+
+namespace {
+
+// "x=1,3,224,224" -> ("x", {1,3,224,224}).
+std::pair<std::string, Shape> parse_input_shape(const std::string& spec) {
+  auto eq = spec.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 >= spec.size())
+    throw CompileError("--input-shape '" + spec + "': expected NAME=D0,D1,... (e.g. input=1,3,32,32)");
+  Shape shape;
+  std::stringstream dims(spec.substr(eq + 1));
+  std::string d;
+  while (std::getline(dims, d, ',')) {
+    try {
+      size_t used = 0;
+      long long v = std::stoll(d, &used);
+      if (used != d.size() || v < 0) throw std::invalid_argument(d);
+      shape.push_back(v);
+    } catch (const std::exception&) {
+      throw CompileError("--input-shape '" + spec + "': '" + d + "' is not a non-negative integer");
+    }
+  }
+  return {spec.substr(0, eq), shape};
+}
+
+}  // namespace
+
+void add_compile_options(CLI::App* cmd, CompileOptions* o) {
+  cmd->add_option("--module-name", o->module_name,
+                  "C name prefix of the generated module (symbols kiln_<name>_*, macros KILN_<NAME>_*)")
+      ->capture_default_str();
+  cmd->add_option("--with-workspace-buffer", o->workspace_buffers,
+                  "a workspace pool \"name=N;size=BYTES;align=A;section=S\" (repeatable; order is priority; "
+                  "size is a hard capacity, a buffer that does not fit spills to the next pool)");
+  cmd->add_option("--with-parameter-buffer", o->parameter_buffers,
+                  "a parameter (constant) pool \"name=N;size=BYTES;align=A;section=S\" (repeatable)");
+  cmd->add_option("--pin", o->pins,
+                  "\"PATTERN=POOL[,POOL...]\": restrict buffers whose name matches the glob PATTERN to these pools");
+  cmd->add_option("--memory-planner", o->memory_planner,
+                  "auto | greedy-by-size | greedy-by-conflicts | greedy-by-area | greedy-by-lifetime | hill-climb | exact")
+      ->capture_default_str();
+  cmd->add_option("--planner-budget-ms", o->planner_budget_ms, "time budget of the exact planner, in milliseconds")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--io-in-workspace", o->io_in_workspace,
+                "place inputs and outputs inside a workspace pool (reach them with kiln_<mod>_map_inputs/_outputs)");
+  cmd->add_option_function<std::vector<std::string>>(
+      "--input-shape",
+      [o](const std::vector<std::string>& specs) {
+        for (const auto& s : specs) o->input_shapes.insert(parse_input_shape(s));
+      },
+      "NAME=D0,D1,...: fix the shape of a graph input with dynamic dimensions (repeatable)");
+  cmd->add_option("--fold-size-limit", o->fold_size_limit,
+                  "largest constant (bytes) a fold may create; bigger Expand/Tile results stay runtime ops")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("!--no-fold", o->fold, "skip constant folding and graph simplification");
+  cmd->add_flag("!--no-alias", o->alias_views, "give view ops (Reshape, Flatten, ...) their own buffer and a copy");
+  cmd->add_flag("!--no-in-place", o->in_place, "never let an element-wise op overwrite its input");
+  cmd->add_option("--executor", o->executor, "executor (only 'aot')")->capture_default_str()->check(CLI::IsMember({"aot"}));
+  cmd->add_option("--target", o->target, "code generation target (only 'c')")->capture_default_str()->check(CLI::IsMember({"c"}));
+  cmd->add_option("--mcpu", o->mcpu, "target CPU, e.g. cortex-m4 (recorded in the report; -mcpu=... also works)");
+  cmd->add_option("--output-format", o->output_format,
+                  "dir: a folder of C files; mlf: additionally a Model Library Format tar (<dir>.tar)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"dir", "mlf"}));
+  cmd->add_option("--report", o->report_path, "write a JSON report: plan per buffer and pool, folding, copies");
+  cmd->add_option("--memory-map", o->memory_map_path, "write an SVG picture of the memory plan");
+  cmd->add_flag("-q,--quiet", o->quiet, "do not print the summary");
+}
+
+}  // namespace kiln

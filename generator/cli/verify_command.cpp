@@ -1,0 +1,133 @@
+#include "cli/verify_command.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli/compile_options.h"
+#include "import/tensor_proto.h"
+#include "ir/graph.h"
+#include "util/error.h"
+#include "verify/verify.h"
+
+namespace kiln {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct VerifyArgs {
+  std::string model;
+  std::vector<std::string> data;
+  std::string board = "host";
+  std::string dump_outputs;
+  std::string work_dir;
+  double timeout_s = 300;
+  bool no_sanitize = false;
+  bool poison = false;
+  CompileOptions compile;
+};
+
+std::string fmt_error(double e) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", e);
+  return b;
+}
+
+void run(const VerifyArgs& a) {
+  fs::path work = a.work_dir.empty() ? fs::temp_directory_path() / ("kiln-verify-" + std::to_string(::getpid()))
+                                     : fs::path(a.work_dir);
+  CompileOptions co = a.compile;
+  co.output_dir = work / "module";
+  CompiledModule m = compile_model(a.model, co);
+
+  std::vector<VerifyCase> cases;
+  for (const auto& d : a.data) {
+    VerifyCase c;
+    c.module = &m;
+    c.data = read_test_set(d, m);
+    c.name = fs::path(d).lexically_normal().filename().string();
+    if (c.name.empty()) c.name = fs::path(d).lexically_normal().parent_path().filename().string();
+    for (auto& ch : c.name)
+      if (ch == ' ') ch = '_';
+    cases.push_back(std::move(c));
+  }
+  VerifyOptions vo;
+  vo.board = a.board;
+  vo.work_dir = work / ("build-" + a.board);
+  vo.timeout_s = a.timeout_s;
+  vo.sanitize = !a.no_sanitize;
+  vo.poison_dead = a.poison;
+  VerifyReport r = run_verify_cases(cases, vo);
+  if (!r.failure.empty()) {
+    std::cerr << r.log << "\n";
+    throw CompileError("verify on board '" + a.board + "': " + r.failure + " (work folder: " + work.string() + ")");
+  }
+
+  std::cout << "verify on board '" << a.board << "':\n";
+  for (size_t i = 0; i < r.cases.size(); ++i) {
+    const auto& c = r.cases[i];
+    std::cout << "  case " << c.name << ": " << (c.pass ? "PASS" : "FAIL");
+    if (c.status != 0) std::cout << " (run returned status " << c.status << ")";
+    if (c.instructions > 0) std::cout << ", " << c.instructions << " instructions per inference";
+    std::cout << "\n";
+    for (size_t o = 0; o < c.outputs.size(); ++o) {
+      const auto& oc = c.outputs[o];
+      const auto& t = m.outputs[o];
+      std::cout << "    output '" << oc.name << "' " << dtype_name(t.dtype) << " " << shape_str(t.shape)
+                << ": max abs error " << fmt_error(oc.max_abs_error) << " " << (oc.pass ? "PASS" : "FAIL");
+      if (!oc.pass) std::cout << " (" << oc.mismatches << " mismatches; first at " << oc.first_mismatch << ")";
+      std::cout << "\n";
+    }
+    if (!a.dump_outputs.empty()) {
+      fs::path dir = fs::path(a.dump_outputs) / (r.cases.size() > 1 ? c.name : "");
+      fs::create_directories(dir);
+      for (size_t o = 0; o < c.output_bytes.size() && o < m.outputs.size(); ++o) {
+        const auto& t = m.outputs[o];
+        auto k = Constant::from_bytes(t.dtype, t.shape, c.output_bytes[o]);
+        write_tensor_pb(dir / ("output_" + std::to_string(o) + ".pb"), t.name, *k);
+      }
+    }
+  }
+  std::cout << "memory:\n";
+  for (const auto& p : m.pools)
+    std::cout << "  " << (p.is_workspace ? "RAM   workspace" : "flash parameter") << " pool '" << p.name << "' ("
+              << (p.is_user_pool ? "user" : "internal") << "): " << p.size_bytes << " bytes\n";
+  uint64_t io = 0;
+  for (const auto& t : m.inputs) io += t.size_bytes;
+  for (const auto& t : m.outputs) io += t.size_bytes;
+  std::cout << "  RAM   inputs + outputs (caller's buffers): " << io << " bytes\n";
+  if (r.size.text + r.size.data + r.size.bss > 0)
+    std::cout << "  whole test image: flash " << r.size.text + r.size.data << " bytes (text+data), RAM "
+              << r.size.data + r.size.bss << " bytes (data+bss, incl. test data and buffers)\n";
+  bool pass = r.all_pass();
+  std::cout << (pass ? "PASS" : "FAIL") << "\n";
+  if (a.work_dir.empty() && pass) {
+    std::error_code ec;
+    fs::remove_all(work, ec);
+  }
+  if (!pass) throw CompileError("outputs do not match the expected values");
+}
+
+}  // namespace
+
+void add_verify_command(CLI::App& app) {
+  auto a = std::make_shared<VerifyArgs>();
+  auto* cmd = app.add_subcommand("verify", "compile a model, run it on a board (host or QEMU) and check its outputs");
+  cmd->add_option("MODEL", a->model, "the .onnx file")->required();
+  cmd->add_option("--data", a->data, "an ONNX test data folder (input_K.pb, output_K.pb); repeatable")->required();
+  cmd->add_option("--board", a->board, "host | mps2-an385 | mps2-an386 | mps2-an500 | mps3-an547 (see boards/)")
+      ->capture_default_str();
+  cmd->add_option("--dump-outputs", a->dump_outputs, "write the outputs as ONNX TensorProto files (output_K.pb) here");
+  cmd->add_option("--work-dir", a->work_dir, "keep the generated module, firmware and build files here");
+  cmd->add_option("--timeout", a->timeout_s, "seconds before a run is killed")->capture_default_str();
+  cmd->add_flag("--no-sanitize", a->no_sanitize, "host board: build without AddressSanitizer/UBSan");
+  cmd->add_flag("--poison-dead", a->poison, "fill every buffer with 0xA5 when its live range ends (KILN_POISON_DEAD)");
+  add_compile_options(cmd, &a->compile);
+  a->compile.quiet = false;
+  cmd->callback([a]() { run(*a); });
+}
+
+}  // namespace kiln

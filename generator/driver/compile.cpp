@@ -1,0 +1,127 @@
+#include "driver/compile.h"
+
+#include <fstream>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "bufferize/bufferize.h"
+#include "driver/memory_plan.h"
+#include "emit/c_names.h"
+#include "emit/emitter.h"
+#include "emit/model_library_format.h"
+#include "fold/fold.h"
+#include "import/onnx_importer.h"
+#include "planner/plan_report.h"
+#include "planner/pool_spec.h"
+#include "util/error.h"
+
+namespace kiln {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void check_options(const CompileOptions& o) {
+  if (!is_c_identifier(o.module_name))
+    throw CompileError("--module-name '" + o.module_name +
+                       "' is not a C identifier (letters, digits and '_', not starting with a digit)");
+  if (o.executor != "aot") throw CompileError("--executor '" + o.executor + "' is not supported (only 'aot')");
+  if (o.target != "c") throw CompileError("--target '" + o.target + "' is not supported (only 'c')");
+  if (o.output_format != "dir" && o.output_format != "mlf")
+    throw CompileError("--output-format '" + o.output_format + "' is not supported (dir or mlf)");
+  if (o.output_dir.empty()) throw CompileError("no output folder given (-o DIR)");
+}
+
+// User pools from the flags, then an internal pool of each kind the user did not name.
+std::vector<planner::Pool> make_pools(const CompileOptions& o) {
+  std::vector<planner::Pool> pools;
+  for (const auto& s : o.workspace_buffers)
+    pools.push_back(planner::parse_pool_spec(s, planner::PoolKind::Workspace, "--with-workspace-buffer"));
+  for (const auto& s : o.parameter_buffers)
+    pools.push_back(planner::parse_pool_spec(s, planner::PoolKind::Parameter, "--with-parameter-buffer"));
+  planner::check_pool_names(pools);
+  auto has = [&](planner::PoolKind k) {
+    for (const auto& p : pools)
+      if (p.kind == k) return true;
+    return false;
+  };
+  for (auto kind : {planner::PoolKind::Workspace, planner::PoolKind::Parameter}) {
+    if (has(kind)) continue;
+    planner::Pool p;
+    p.name = "internal";
+    p.kind = kind;
+    p.is_user = false;
+    pools.push_back(p);
+  }
+  return pools;
+}
+
+void write_text(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  if (!out) throw CompileError("cannot write '" + p.string() + "'");
+  out << text;
+}
+
+}  // namespace
+
+CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o) {
+  check_options(o);
+  std::vector<planner::Pool> pools = make_pools(o);
+
+  ImportOptions import_options;
+  import_options.input_shapes = o.input_shapes;
+  std::unique_ptr<Graph> graph = import_onnx(model_path, import_options);
+
+  FoldReport fold_report;
+  if (o.fold) {
+    FoldOptions fo;
+    fo.size_limit_bytes = o.fold_size_limit;
+    fold_report = fold_and_simplify(*graph, fo);
+  }
+
+  BufferizeOptions bo;
+  bo.alias_views = o.alias_views;
+  bo.in_place = o.in_place;
+  BufferizedProgram program = bufferize(*graph, bo);
+
+  MemoryPlanOptions mo;
+  mo.pools = pools;
+  mo.pins = o.pins;
+  mo.planner.algorithm = o.memory_planner;
+  mo.planner.budget_ms = o.planner_budget_ms;
+  MemoryPlan mp = plan_program_memory(program, mo);
+
+  EmitOptions eo;
+  eo.module_name = o.module_name;
+  eo.output_dir = o.output_dir;
+  eo.model_file = model_path.filename().string();
+  CompiledModule module = emit_module(*graph, program, mp.emit, eo);
+
+  if (!o.report_path.empty()) {
+    nlohmann::json j;
+    j["module"] = o.module_name;
+    j["model"] = model_path.string();
+    j["mcpu"] = o.mcpu;
+    j["plan"] = planner::plan_to_json(mp.problem, mp.plan, mp.origins);
+    j["folding"] = fold_report_to_json(fold_report);
+    j["copies"] = program.copies;
+    nlohmann::json ops = nlohmann::json::array();
+    for (size_t i = 0; i < program.ops.size(); ++i) ops.push_back({{"step", i}, {"op", program.ops[i].label}});
+    j["schedule"] = ops;
+    write_text(o.report_path, j.dump(2) + "\n");
+  }
+  if (!o.memory_map_path.empty())
+    write_text(o.memory_map_path, planner::plan_to_svg(mp.problem, mp.plan, mp.origins));
+  if (o.output_format == "mlf") write_model_library_format(module, o.output_dir.string() + ".tar");
+
+  if (!o.quiet) {
+    std::cout << "kiln: compiled '" << model_path.filename().string() << "' -> " << o.output_dir.string() << " ("
+              << program.ops.size() << " operator calls, " << program.copies.size() << " copies)\n";
+    if (o.fold) std::cout << fold_report_summary(fold_report);
+    std::cout << planner::plan_summary_text(mp.problem, mp.plan);
+  }
+  return module;
+}
+
+}  // namespace kiln
