@@ -9,7 +9,9 @@
 extern "C" {
 #endif
 
-/* out[i0..in-1] = in[sum_k i_k * in_stride[k]] over the output shape. */
+/* out[i0..in-1] = in[sum_k i_k * in_stride[k]] over the output shape. Strides may be
+ * zero (broadcast: Expand, Tile) or negative (Slice with negative steps; `in` then
+ * points at the first element read, not at the start of the tensor). */
 typedef struct {
   uint32_t ndim;
   uint32_t elem_size; /* 1, 2, 4 or 8 */

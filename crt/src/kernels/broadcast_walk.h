@@ -6,14 +6,20 @@
  *
  * In-place use (out == a or out == b) is safe: element i of an input of the
  * output's shape is read before out[i] is written.
+ *
+ * KILN_DEFINE_BINARY_KERNEL_T takes the element types of A, B and the output
+ * separately (comparisons write bool, Pow mixes base and exponent types); EXPR
+ * computes out[i] from x (an A element) and y (a B element).
  */
 #ifndef KILN_BROADCAST_WALK_H
 #define KILN_BROADCAST_WALK_H
 
 #include "kiln/kernel_common.h"
 
-#define KILN_DEFINE_BINARY_KERNEL(NAME, T, EXPR)                                        \
-  kiln_status_t NAME(const kiln_broadcast_t* p, const T* a, const T* b, T* out) {       \
+#define KILN_DEFINE_BINARY_KERNEL(NAME, T, EXPR) KILN_DEFINE_BINARY_KERNEL_T(NAME, T, T, T, EXPR)
+
+#define KILN_DEFINE_BINARY_KERNEL_T(NAME, TA, TB, TO, EXPR)                             \
+  kiln_status_t NAME(const kiln_broadcast_t* p, const TA* a, const TB* b, TO* out) {    \
     int32_t idx[KILN_MAX_DIMS] = {0};                                                   \
     uint32_t last, d, outer = 1;                                                        \
     int32_t n, sa, sb, i, oa = 0, ob = 0;                                               \
@@ -26,11 +32,11 @@
     for (d = 0; d < last; ++d) outer *= (uint32_t)p->shape[d];                          \
     if (n <= 0) return KILN_OK;                                                         \
     for (; outer > 0u; --outer) {                                                       \
-      const T* pa = a + oa;                                                             \
-      const T* pb = b + ob;                                                             \
+      const TA* pa = a + oa;                                                            \
+      const TB* pb = b + ob;                                                            \
       for (i = 0; i < n; ++i) {                                                         \
-        const T x = pa[i * sa];                                                         \
-        const T y = pb[i * sb];                                                         \
+        const TA x = pa[i * sa];                                                        \
+        const TB y = pb[i * sb];                                                        \
         out[i] = (EXPR);                                                                \
       }                                                                                 \
       out += n;                                                                         \

@@ -1,12 +1,10 @@
-/* ONNX Relu: out = max(in, 0). NaN stays NaN (the comparison is false). */
+/* ONNX Relu: out = max(x, 0), float and signed integer dtypes. NaN stays NaN
+ * (the comparison is false). */
 #include "kiln/elementwise.h"
+#include "unary_walk.h"
 
-kiln_status_t kiln_relu_f32(const float* in, float* out, uint32_t n) {
-  uint32_t i;
-  if (in == NULL || out == NULL) return n == 0u ? KILN_OK : KILN_ERR_NULL_POINTER;
-  for (i = 0; i < n; ++i) {
-    const float x = in[i];
-    out[i] = x < 0.0f ? 0.0f : x;
-  }
-  return KILN_OK;
-}
+#define RELU_FLOAT(SFX, T) KILN_DEFINE_FLOAT_UNARY(relu, SFX, T, x < 0 ? (CT)0 : x)
+#define RELU_SINT(SFX, T) KILN_DEFINE_UNARY_KERNEL_T(kiln_relu_##SFX, T, T, x < 0 ? (T)0 : x)
+
+KILN_FLOAT_TYPES(RELU_FLOAT)
+KILN_SINT_TYPES(RELU_SINT)

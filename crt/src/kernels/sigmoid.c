@@ -1,20 +1,11 @@
-/* ONNX Sigmoid: out = 1 / (1 + exp(-x)), written so exp never overflows:
- * for x < 0 it uses exp(x) / (1 + exp(x)). */
-#include <math.h>
-
+/* ONNX Sigmoid: out = 1 / (1 + e^-x), float dtypes, written so exp never
+ * overflows: for x < 0 it uses e^x / (1 + e^x). */
 #include "kiln/elementwise.h"
+#include "unary_walk.h"
 
-kiln_status_t kiln_sigmoid_f32(const float* in, float* out, uint32_t n) {
-  uint32_t i;
-  if (in == NULL || out == NULL) return n == 0u ? KILN_OK : KILN_ERR_NULL_POINTER;
-  for (i = 0; i < n; ++i) {
-    const float x = in[i];
-    if (x >= 0.0f) {
-      out[i] = 1.0f / (1.0f + expf(-x));
-    } else {
-      const float e = expf(x);
-      out[i] = e / (1.0f + e);
-    }
-  }
-  return KILN_OK;
-}
+#define SIGMOID(SFX, T)                                                                    \
+  KILN_DEFINE_FLOAT_UNARY(sigmoid, SFX, T,                                                 \
+                          x >= 0 ? (CT)1 / ((CT)1 + KILN_FN_##SFX(exp)(-x))                \
+                                 : KILN_FN_##SFX(exp)(x) / ((CT)1 + KILN_FN_##SFX(exp)(x)))
+
+KILN_FLOAT_TYPES(SIGMOID)

@@ -1,11 +1,7 @@
-/* ONNX Tanh. */
-#include <math.h>
-
+/* ONNX Tanh, float dtypes (float16 computed in float). */
 #include "kiln/elementwise.h"
+#include "unary_walk.h"
 
-kiln_status_t kiln_tanh_f32(const float* in, float* out, uint32_t n) {
-  uint32_t i;
-  if (in == NULL || out == NULL) return n == 0u ? KILN_OK : KILN_ERR_NULL_POINTER;
-  for (i = 0; i < n; ++i) out[i] = tanhf(in[i]);
-  return KILN_OK;
-}
+#define TANH(SFX, T) KILN_DEFINE_FLOAT_UNARY(tanh, SFX, T, KILN_FN_##SFX(tanh)(x))
+
+KILN_FLOAT_TYPES(TANH)

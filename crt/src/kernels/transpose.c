@@ -1,5 +1,7 @@
-/* ONNX Transpose (any dtype): walks the output in order, reading the input
- * through permuted strides with an odometer (no division per element). */
+/* ONNX Transpose (any dtype), and the strided copy behind Slice, Expand, Tile and
+ * Depth/SpaceToDepth: walks the output in order, reading the input through
+ * (possibly zero or negative) strides with an odometer (no division per element). */
+#include <stddef.h>
 #include <string.h>
 
 #include "kiln/layout.h"
@@ -20,7 +22,7 @@ kiln_status_t kiln_transpose(const kiln_transpose_params_t* p, const void* in, v
   if (n <= 0) return KILN_OK;
   for (; outer > 0u; --outer) {
     for (i = 0; i < n; ++i) {
-      memcpy(dst, src + (size_t)(off + i * s) * p->elem_size, p->elem_size);
+      memcpy(dst, src + (ptrdiff_t)(off + i * s) * (ptrdiff_t)p->elem_size, p->elem_size);
       dst += p->elem_size;
     }
     for (d = last; d-- > 0u;) {
