@@ -29,6 +29,19 @@ void ensure_registered() {
     register_pool_lowerings();
     register_layout_lowerings();
     register_normalization_lowerings();
+    register_reduce_lowerings();
+    register_softmax_lowerings();
+    register_slice_lowerings();
+    register_pad_lowerings();
+    register_indexing_lowerings();
+    register_scatter_lowerings();
+    register_generate_lowerings();
+    register_rnn_lowerings();
+    register_einsum_lowerings();
+    register_det_lowerings();
+    register_control_flow_lowerings();
+    register_misc_lowerings();  // after layout: replaces its view-only Dropout
+    register_loss_lowerings();
     return true;
   }();
   (void)done;

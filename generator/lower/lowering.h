@@ -40,6 +40,19 @@ struct KernelCall {
   // input `alias_input`; `call` is empty and the bufferizer makes the output an alias
   // (or emits a copy when aliasing is not legal).
   int alias_input = -1;
+  // Inputs whose buffer output 0 may take over: the kernel reads every input
+  // element i before it writes out[i] (out == in is allowed, see the kernel's
+  // header). The bufferizer reuses one of them only when this op is the last user
+  // of that buffer and its size and dtype equal the output's (--no-in-place: never).
+  std::vector<int> in_place_inputs;
+  // Sub-range views (Slice, Split of a contiguous range): output k is the bytes at
+  // view_offsets[k] inside input 0. `call` stays valid; the bufferizer uses it only
+  // when view aliasing is off.
+  std::vector<uint64_t> view_offsets;
+  // Concat along its outermost non-unit axis: input k is the contiguous bytes at
+  // input_offsets[k] of output 0, so a producer may write there directly and the
+  // call disappears (placement). `call` stays valid for inputs that cannot be placed.
+  std::vector<uint64_t> input_offsets;
 };
 
 using LowerFn = std::function<KernelCall(const Node&)>;

@@ -1,23 +1,38 @@
-// The window geometry shared by Conv and the pooling ops: kernel, strides,
-// dilations and pads (explicit or auto_pad) for 1-D (h = 1) and 2-D inputs.
+// The window geometry shared by Conv, ConvTranspose and the pooling ops: kernel,
+// strides, dilations and pads (explicit or auto_pad) for 1-D, 2-D and 3-D inputs.
+// Geometry is always expressed with three spatial axes (depth, height, width);
+// a 1-D or 2-D input has leading axes of size 1, so one kernel serves all ranks.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string>
 
 #include "ir/graph.h"
+#include "lower/lower_util.h"
 
 namespace kiln {
 
 struct SpatialGeometry {
-  int64_t h_in = 1, w_in = 1, h_out = 1, w_out = 1;
-  int64_t k_h = 1, k_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
-  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  size_t rank = 0;  // spatial rank of the ONNX tensors (1..3)
+  // Index 0 = depth, 1 = height, 2 = width.
+  std::array<int64_t, 3> in{1, 1, 1}, out{1, 1, 1}, kernel{1, 1, 1}, stride{1, 1, 1}, dilation{1, 1, 1};
+  std::array<int64_t, 3> pad_begin{0, 0, 0}, pad_end{0, 0, 0};
 };
 
-// `x`, `y`: NC[H]W shapes; `w`: the weights (OI[H]W) when weights_give_kernel,
-// else the kernel comes from the kernel_shape attribute. Output sizes are those of
-// `y` (from shape inference), checked against the attributes. Throws naming the node.
+// `x`, `y`: NC + spatial shapes; `w`: the weights (O I spatial...) when
+// weights_give_kernel, else the kernel comes from the kernel_shape attribute.
+// Output sizes are those of `y` (from shape inference), checked against the
+// attributes. `allow_partial_windows`: ceil_mode pooling, where the last window may
+// start past the padded input. Throws naming the node.
 SpatialGeometry spatial_geometry(const Node& n, const Shape& x, const Shape& w, const Shape& y,
-                                 bool weights_give_kernel);
+                                 bool weights_give_kernel, bool allow_partial_windows = false);
+
+// The kiln_conv2d_params_t fields (shared by Conv, ConvTranspose, ConvInteger and
+// QLinearConv): batch, channels, the three-axis geometry, groups, tile_rows.
+ParamsInit conv_params_init(int64_t n, int64_t c_in, int64_t c_out, const SpatialGeometry& g, int64_t groups,
+                            int64_t tile_rows);
+// The kiln_pool2d_params_t window fields (without count_include_pad / storage_order / p).
+ParamsInit pool_params_init(int64_t n, int64_t c, const SpatialGeometry& g);
 
 }  // namespace kiln

@@ -1,4 +1,4 @@
-// Conv (1-D and 2-D, groups, dilations, pads, auto_pad) -> kiln_conv2d_f32.
+// Conv (1-D, 2-D and 3-D; groups, dilations, pads, auto_pad) -> kiln_conv2d_f32.
 #include <algorithm>
 
 #include "lower/lower_util.h"
@@ -20,10 +20,6 @@ KernelCall lower_conv(const Node& n) {
   const Value* w = n.input(1);
   const Value* y = n.outputs.at(0);
   if (!x || !w) throw CompileError(n.describe() + ": needs X and W");
-  const size_t rank = x->shape.size();
-  if (rank != 3 && rank != 4)
-    throw CompileError(n.describe() + ": only 1-D and 2-D convolutions are supported (input rank " +
-                       std::to_string(rank) + ")");
   check_fits_32bit(n, x->shape);
   check_fits_32bit(n, y->shape);
   SpatialGeometry g = spatial_geometry(n, x->shape, w->shape, y->shape, /*weights_give_kernel=*/true);
@@ -34,26 +30,22 @@ KernelCall lower_conv(const Node& n) {
                        std::to_string(c_in) + " and weights " + shape_str(w->shape));
 
   const int64_t cin_g = c_in / groups;
-  const bool pointwise = g.k_h == 1 && g.k_w == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 &&
-                         g.pad_left == 0 && g.h_in == g.h_out && g.w_in == g.w_out;
+  bool pointwise = true;
+  for (size_t a = 0; a < 3; ++a)
+    pointwise = pointwise && g.kernel[a] == 1 && g.stride[a] == 1 && g.pad_begin[a] == 0 && g.in[a] == g.out[a];
   const bool depthwise = cin_g == 1;
   int64_t tile_rows = 0;
   KernelCall k;
   if (!pointwise && !depthwise) {
-    const uint64_t row_bytes = uint64_t(cin_g * g.k_h * g.k_w * g.w_out) * sizeof(float);
-    tile_rows = std::clamp<int64_t>(int64_t(kIm2colBudgetBytes / std::max<uint64_t>(row_bytes, 1)), 1, g.h_out);
+    // A "row" is one (depth, height) output position: w_out columns of patches.
+    const int64_t rows = g.out[0] * g.out[1];
+    const uint64_t row_bytes = uint64_t(cin_g * g.kernel[0] * g.kernel[1] * g.kernel[2] * g.out[2]) * sizeof(float);
+    tile_rows = std::clamp<int64_t>(int64_t(kIm2colBudgetBytes / std::max<uint64_t>(row_bytes, 1)), 1,
+                                    std::max<int64_t>(rows, 1));
     k.scratch.push_back({"im2col", row_bytes * uint64_t(tile_rows), 4});
   }
   k.params_type = "kiln_conv2d_params_t";
-  k.params_init = ParamsInit()
-                      .u("n", x->shape[0]).u("c_in", c_in).u("h_in", g.h_in).u("w_in", g.w_in)
-                      .u("c_out", c_out).u("h_out", g.h_out).u("w_out", g.w_out)
-                      .u("k_h", g.k_h).u("k_w", g.k_w)
-                      .u("stride_h", g.stride_h).u("stride_w", g.stride_w)
-                      .u("dilation_h", g.dilation_h).u("dilation_w", g.dilation_w)
-                      .i("pad_top", g.pad_top).i("pad_left", g.pad_left)
-                      .u("groups", groups).u("tile_rows", tile_rows)
-                      .str();
+  k.params_init = conv_params_init(x->shape[0], c_in, c_out, g, groups, tile_rows).str();
   k.call = std::string("kiln_conv2d_f32(&$params, $in0, $in1, ") + (n.input(2) ? "$in2" : "NULL") + ", $out0, " +
            (k.scratch.empty() ? "NULL" : "$scratch0") + ")";
   return k;
@@ -61,6 +53,10 @@ KernelCall lower_conv(const Node& n) {
 
 }  // namespace
 
-void register_conv_lowerings() { register_lowering("Conv", lower_conv); }
+void register_conv_lowerings() {
+  register_lowering("Conv", lower_conv);
+  register_conv_transpose_lowerings();
+  register_quantized_conv_lowerings();
+}
 
 }  // namespace kiln

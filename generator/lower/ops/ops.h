@@ -4,10 +4,30 @@
 namespace kiln {
 
 void register_elementwise_lowerings();    // Add Sub Mul Div Relu Sigmoid Tanh Clip
-void register_conv_lowerings();           // Conv
-void register_gemm_lowerings();           // Gemm MatMul
-void register_pool_lowerings();           // MaxPool AveragePool GlobalAveragePool GlobalMaxPool
-void register_layout_lowerings();         // Reshape Flatten Squeeze Unsqueeze Identity Dropout Transpose Concat
-void register_normalization_lowerings();  // Softmax BatchNormalization
+void register_conv_lowerings();           // Conv (and calls the two below)
+void register_conv_transpose_lowerings(); // ConvTranspose
+void register_quantized_conv_lowerings(); // ConvInteger QLinearConv
+void register_quantize_lowerings();       // QuantizeLinear DequantizeLinear DynamicQuantizeLinear (called by gemm)
+void register_resize_lowerings();         // Resize Upsample (called by pool)
+void register_gemm_lowerings();           // Gemm MatMul MatMulInteger QLinearMatMul
+void register_pool_lowerings();           // MaxPool AveragePool LpPool Global*Pool MaxUnpool
+void register_layout_lowerings();         // Reshape Flatten Squeeze Unsqueeze Identity Dropout Transpose Concat Split Expand Tile DepthToSpace SpaceToDepth
+void register_normalization_lowerings();  // BatchNormalization
+void register_reduce_lowerings();         // Reduce* ArgMax ArgMin CumSum TopK
+void register_softmax_lowerings();        // Softmax LogSoftmax Hardmax
+void register_slice_lowerings();          // Slice
+void register_pad_lowerings();            // Pad
+void register_indexing_lowerings();       // Gather GatherElements GatherND OneHot Trilu
+void register_scatter_lowerings();        // ScatterElements Scatter ScatterND
+void register_generate_lowerings();       // ConstantOfShape Range (NonZero Unique: rejected)
+void register_rnn_lowerings();            // RNN GRU LSTM
+void register_einsum_lowerings();         // Einsum
+void register_det_lowerings();            // Det
+void register_control_flow_lowerings();   // KilnSelect KilnTakeSlice (flattened If / Scan)
+void register_loss_lowerings();           // NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
+void register_misc_lowerings();           // Shrink EyeLike ReverseSequence Dropout (mask / runtime training_mode); calls the two below
+void register_sample_lowerings();         // GridSample RoiAlign
+void register_signal_lowerings();         // HannWindow HammingWindow BlackmanWindow DFT STFT MelWeightMatrix
+// (normalization.cpp also registers InstanceNormalization LayerNormalization LRN MeanVarianceNormalization)
 
 }  // namespace kiln

@@ -1,0 +1,45 @@
+// The internal nodes the importer creates when it flattens If and Scan
+// (import/control_flow.h): KilnSelect (the run-time branch choice) and KilnTakeSlice
+// (one step of a scanned input). Both are byte copies, so any dtype works.
+#include "lower/lower_util.h"
+#include "lower/ops/ops.h"
+#include "util/error.h"
+
+namespace kiln {
+
+namespace {
+
+KernelCall select(const Node& n) {
+  const Value* out = n.outputs.at(0);
+  require_dtype(n, n.input(0), DType::Bool, "condition");
+  require_dtype(n, n.input(1), out->dtype, "then value");
+  require_dtype(n, n.input(2), out->dtype, "else value");
+  KernelCall k;
+  k.call = "kiln_select_bytes($in0, $in1, $in2, $out0, " + std::to_string(out->size_bytes()) + "u)";
+  return k;
+}
+
+KernelCall take_slice(const Node& n) {
+  const Value* out = n.outputs.at(0);
+  require_dtype(n, n.input(0), out->dtype, "input");
+  check_fits_32bit(n, n.input(0)->shape);
+  KernelCall k;
+  k.params_type = "kiln_take_slice_params_t";
+  k.params_init = ParamsInit()
+                      .u("outer", n.attr_int("outer", 1))
+                      .u("axis", n.attr_int("axis_len", 1))
+                      .u("inner_bytes", n.attr_int("inner", 1) * int64_t(dtype_size(out->dtype)))
+                      .u("index", n.attr_int("index", 0))
+                      .str();
+  k.call = "kiln_take_slice(&$params, $in0, $out0)";
+  return k;
+}
+
+}  // namespace
+
+void register_control_flow_lowerings() {
+  register_lowering("KilnSelect", select);
+  register_lowering("KilnTakeSlice", take_slice);
+}
+
+}  // namespace kiln

@@ -1,0 +1,404 @@
+// Lowering single nodes to kernel calls: scratch requests, views, errors that name
+// the node, and the exactness of the C literals lowerings print.
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <regex>
+
+#include "lower/lower_util.h"
+#include "lower/lowering.h"
+#include "util/error.h"
+
+namespace kiln {
+namespace {
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "'" << (haystack) << "' lacks '" << (needle) << "'"
+
+// A one-node graph: inputs (shape, dtype, optional constant), outputs.
+struct OneNode {
+  Graph g;
+  Node* node = nullptr;
+  std::vector<Value*> ins, outs;
+
+  Value* in(const std::string& name, Shape s, DType t = DType::Float32, ConstantPtr c = nullptr) {
+    Value* v = g.add_value(name, t, std::move(s));
+    v->constant = c;
+    if (!c) {
+      v->is_graph_input = true;
+      g.inputs.push_back(v);
+    }
+    ins.push_back(v);
+    return v;
+  }
+  Value* out(const std::string& name, Shape s, DType t = DType::Float32) {
+    Value* v = g.add_value(name, t, std::move(s));
+    outs.push_back(v);
+    return v;
+  }
+  Node& make(const std::string& op, const std::string& name, int64_t opset = 13) {
+    g.opset = opset;
+    node = g.add_node(op, name, ins, outs);
+    for (Value* o : outs) {
+      o->is_graph_output = true;
+      g.outputs.push_back(o);
+    }
+    return *node;
+  }
+};
+
+std::string lower_error(const Node& n) {
+  try {
+    lower_node(n);
+  } catch (const CompileError& e) {
+    std::string m = e.what();
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_CONTAINS(m, n.describe());
+    return m;
+  }
+  ADD_FAILURE() << "lowering " << n.describe() << " did not throw CompileError";
+  return "";
+}
+
+// The value of field `.name = 12u` in a C99 designated initializer.
+int64_t field(const std::string& init, const std::string& name) {
+  std::smatch m;
+  std::regex re("\\." + name + " = (-?[0-9]+)u?");
+  if (!std::regex_search(init, m, re)) {
+    ADD_FAILURE() << "no field " << name << " in " << init;
+    return -1;
+  }
+  return std::stoll(m[1]);
+}
+
+struct ConvCase {
+  OneNode t;
+  Node* n;
+  ConvCase(Shape x, Shape w, Shape y, int64_t group = 1, std::vector<int64_t> pads = {}) {
+    t.in("x", x);
+    t.in("w", w, DType::Float32, Constant::from_floats(w, std::vector<float>(size_t(shape_elements(w)), 0.5f)));
+    t.out("y", y);
+    n = &t.make("Conv", "conv1");
+    n->attrs["group"] = group;
+    if (!pads.empty()) n->attrs["pads"] = pads;
+  }
+};
+
+TEST(LowerConv, GeneralConvDeclaresAnIm2colScratchTheKernelCanUse) {
+  ConvCase c({1, 3, 8, 8}, {4, 3, 3, 3}, {1, 4, 6, 6});
+  KernelCall k = lower_node(*c.n);
+  ASSERT_EQ(k.scratch.size(), 1u);
+  EXPECT_EQ(k.scratch[0].purpose, "im2col");
+  EXPECT_GE(k.scratch[0].alignment, 4u);
+  EXPECT_EQ(k.params_type, "kiln_conv2d_params_t");
+  EXPECT_CONTAINS(k.call, "$scratch0");
+  EXPECT_CONTAINS(k.call, "$in0");
+  EXPECT_CONTAINS(k.call, "$in1");
+  EXPECT_CONTAINS(k.call, "$out0");
+  EXPECT_CONTAINS(k.call, "NULL");  // no bias
+  // The kernel lays out tile_rows output rows of patches: K x (tile_rows * w_out) floats.
+  const uint64_t row_bytes = 3 * 3 * 3 * 6 * sizeof(float);
+  const int64_t tile_rows = field(k.params_init, "tile_rows");
+  EXPECT_GE(tile_rows, 1);
+  EXPECT_LE(tile_rows, 6);
+  EXPECT_EQ(k.scratch[0].size_bytes, row_bytes * uint64_t(tile_rows));
+  EXPECT_EQ(field(k.params_init, "c_in"), 3);
+  EXPECT_EQ(field(k.params_init, "c_out"), 4);
+  EXPECT_EQ(field(k.params_init, "h_out"), 6);
+  EXPECT_EQ(field(k.params_init, "k_w"), 3);
+  EXPECT_EQ(k.alias_input, -1);
+}
+
+TEST(LowerConv, WideRowsStillGetOneFullRowOfScratch) {
+  // One output row of patches: 16*5*5*60 floats = 96000 bytes, over any small budget.
+  ConvCase c({1, 16, 64, 64}, {8, 16, 5, 5}, {1, 8, 60, 60});
+  KernelCall k = lower_node(*c.n);
+  ASSERT_EQ(k.scratch.size(), 1u);
+  const uint64_t row_bytes = 16 * 5 * 5 * 60 * sizeof(float);
+  const int64_t tile_rows = field(k.params_init, "tile_rows");
+  EXPECT_GE(tile_rows, 1);
+  EXPECT_EQ(k.scratch[0].size_bytes, row_bytes * uint64_t(tile_rows));
+}
+
+TEST(LowerConv, GroupedConvScratchCoversOneGroup) {
+  ConvCase c({1, 4, 6, 6}, {6, 2, 3, 3}, {1, 6, 6, 6}, /*group=*/2, {1, 1, 1, 1});
+  KernelCall k = lower_node(*c.n);
+  ASSERT_EQ(k.scratch.size(), 1u);
+  const uint64_t row_bytes = 2 * 3 * 3 * 6 * sizeof(float);  // c_in / group channels
+  EXPECT_EQ(k.scratch[0].size_bytes, row_bytes * uint64_t(field(k.params_init, "tile_rows")));
+  EXPECT_EQ(field(k.params_init, "groups"), 2);
+  EXPECT_EQ(field(k.params_init, "pad_top"), 1);
+}
+
+TEST(LowerConv, PointwiseAndDepthwiseNeedNoScratch) {
+  ConvCase pw({1, 8, 5, 5}, {4, 8, 1, 1}, {1, 4, 5, 5});
+  KernelCall k = lower_node(*pw.n);
+  EXPECT_TRUE(k.scratch.empty());
+  EXPECT_EQ(field(k.params_init, "tile_rows"), 0);
+  EXPECT_EQ(k.call.find("$scratch"), std::string::npos);
+
+  ConvCase dw({1, 8, 5, 5}, {8, 1, 3, 3}, {1, 8, 3, 3}, /*group=*/8);
+  KernelCall kd = lower_node(*dw.n);
+  EXPECT_TRUE(kd.scratch.empty());
+  EXPECT_EQ(field(kd.params_init, "tile_rows"), 0);
+}
+
+TEST(LowerConv, BiasIsPassed) {
+  OneNode t;
+  t.in("x", {1, 2, 4, 4});
+  t.in("w", {3, 2, 1, 1}, DType::Float32, Constant::from_floats({3, 2, 1, 1}, std::vector<float>(6, 1.f)));
+  t.in("b", {3}, DType::Float32, Constant::from_floats({3}, {1, 2, 3}));
+  t.out("y", {1, 3, 4, 4});
+  KernelCall k = lower_node(t.make("Conv", "c"));
+  EXPECT_CONTAINS(k.call, "$in2");
+}
+
+TEST(LowerConv, UnsupportedCasesNameTheNode) {
+  {  // integer data
+    OneNode t;
+    t.in("x", {1, 1, 4, 4}, DType::Int32);
+    t.in("w", {1, 1, 3, 3}, DType::Int32, Constant::from_bytes(DType::Int32, {1, 1, 3, 3}, std::vector<uint8_t>(36)));
+    t.out("y", {1, 1, 2, 2}, DType::Int32);
+    EXPECT_CONTAINS(lower_error(t.make("Conv", "int_conv")), "int32");
+  }
+  {  // group does not divide the channels
+    ConvCase c({1, 3, 4, 4}, {3, 1, 3, 3}, {1, 3, 2, 2}, /*group=*/2);
+    EXPECT_CONTAINS(lower_error(*c.n), "group");
+  }
+  {  // output larger than the attributes allow
+    ConvCase c({1, 1, 5, 5}, {1, 1, 3, 3}, {1, 1, 7, 7});
+    lower_error(*c.n);
+  }
+}
+
+TEST(LowerViews, ViewOpsAliasTheirInput) {
+  for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"}) {
+    OneNode t;
+    t.in("x", {2, 1, 6});
+    if (std::string(op) == "Reshape") t.in("shape", {2}, DType::Int64, Constant::from_int64s({2}, {3, 4}));
+    t.out("y", {3, 4});
+    KernelCall k = lower_node(t.make(op, "v"));
+    EXPECT_EQ(k.alias_input, 0) << op;
+    EXPECT_TRUE(k.call.empty()) << op;
+    EXPECT_TRUE(k.scratch.empty()) << op;
+  }
+}
+
+TEST(LowerViews, DropoutIsAViewUnlessItsMaskIsUsed) {
+  OneNode t;
+  t.in("x", {4});
+  t.out("y", {4});
+  KernelCall k = lower_node(t.make("Dropout", "drop"));
+  EXPECT_EQ(k.alias_input, 0);
+
+  OneNode m;
+  m.in("x", {4});
+  m.out("y", {4});
+  m.out("mask", {4}, DType::Bool);  // a graph output: used, so a kernel writes it
+  KernelCall km = lower_node(m.make("Dropout", "drop_mask"));
+  EXPECT_EQ(km.alias_input, -1);
+  EXPECT_CONTAINS(km.call, "$out1");
+}
+
+TEST(LowerViews, AViewThatChangesTheSizeIsAnError) {
+  OneNode t;
+  t.in("x", {2, 6});
+  t.out("y", {2, 5});
+  lower_error(t.make("Identity", "bad_view"));
+  OneNode d;
+  d.in("x", {4});
+  d.out("y", {4}, DType::Float64);
+  lower_error(d.make("Flatten", "bad_dtype"));
+}
+
+TEST(LowerElementwise, BinaryOpsBroadcastAndRejectOtherDtypes) {
+  OneNode t;
+  t.in("a", {2, 3});
+  t.in("b", {3});
+  t.out("y", {2, 3});
+  KernelCall k = lower_node(t.make("Add", "add"));
+  EXPECT_CONTAINS(k.call, "$in0");
+  EXPECT_CONTAINS(k.call, "$in1");
+  EXPECT_CONTAINS(k.call, "$out0");
+  EXPECT_TRUE(k.scratch.empty());
+  EXPECT_EQ(k.alias_input, -1);
+
+  OneNode d;  // ONNX Add is not defined on bool
+  d.in("a", {3}, DType::Bool);
+  d.in("b", {3}, DType::Bool);
+  d.out("y", {3}, DType::Bool);
+  EXPECT_CONTAINS(lower_error(d.make("Add", "add_bool")), "bool");
+
+  OneNode mixed;  // inputs of two dtypes
+  mixed.in("a", {3});
+  mixed.in("b", {3}, DType::Int32);
+  mixed.out("y", {3});
+  lower_error(mixed.make("Mul", "mul_mixed"));
+
+  OneNode bad;
+  bad.in("a", {2, 3});
+  bad.in("b", {4});
+  bad.out("y", {2, 3});
+  lower_error(bad.make("Sub", "sub_bad"));
+}
+
+TEST(LowerUnsupported, AttributesNameTheNode) {
+  {
+    ConvCase c({1, 1, 4, 4}, {1, 1, 3, 3}, {1, 1, 2, 2});
+    c.n->attrs["auto_pad"] = std::string("BOGUS");
+    EXPECT_CONTAINS(lower_error(*c.n), "auto_pad");
+  }
+  {
+    ConvCase c({1, 1, 4, 4}, {1, 1, 3, 3}, {1, 1, 2, 2});
+    c.n->attrs["strides"] = std::vector<int64_t>{0, 1};
+    lower_error(*c.n);
+  }
+  {
+    OneNode p;
+    p.in("x", {1, 1, 4, 4});
+    p.out("y", {1, 1, 2, 2});
+    Node& ap = p.make("AveragePool", "pool_pad");
+    ap.attrs["kernel_shape"] = std::vector<int64_t>{2, 2};
+    ap.attrs["strides"] = std::vector<int64_t>{2, 2};
+    ap.attrs["auto_pad"] = std::string("BOGUS");
+    EXPECT_CONTAINS(lower_error(ap), "auto_pad");
+  }
+  {
+    OneNode t;  // Dropout in training mode is not inference
+    t.in("x", {4});
+    t.in("ratio", {}, DType::Float32, Constant::from_floats({}, {0.5f}));
+    t.in("training", {}, DType::Bool, Constant::from_bytes(DType::Bool, {}, {1}));
+    t.out("y", {4});
+    EXPECT_CONTAINS(lower_error(t.make("Dropout", "drop_train")), "training");
+  }
+}
+
+TEST(Lowering, UnknownOpAndDomainNameTheNode) {
+  OneNode t;
+  t.in("x", {4});
+  t.out("y", {4});
+  Node& n = t.make("NoSuchOperator", "mystery");
+  EXPECT_FALSE(has_lowering("NoSuchOperator"));
+  EXPECT_CONTAINS(lower_error(n), "NoSuchOperator");
+  n.op_type = "Relu";
+  n.domain = "com.example";
+  EXPECT_CONTAINS(lower_error(n), "com.example");
+  n.domain = "ai.onnx";  // the default domain's explicit name
+  EXPECT_NO_THROW(lower_node(n));
+}
+
+TEST(Lowering, FoundationOpsAreRegistered) {
+  for (const char* op : {"Conv", "Gemm", "MatMul", "Relu", "Clip", "Sigmoid", "Tanh", "MaxPool", "AveragePool",
+                         "GlobalAveragePool", "Add", "Sub", "Mul", "Div", "Reshape", "Flatten", "Transpose",
+                         "Softmax", "Concat", "BatchNormalization"})
+    EXPECT_TRUE(has_lowering(op)) << op;
+  auto ops = supported_ops();
+  EXPECT_TRUE(std::is_sorted(ops.begin(), ops.end()));
+}
+
+// -?DIGITS[.DIGITS*][e[+-]DIGITS]f, the forms c_float may print.
+bool is_c_float_constant(const std::string& s) {
+  size_t i = 0;
+  auto digits = [&] {
+    size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > start;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  if (!digits()) return false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    digits();
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i + 1 == s.size() && s[i] == 'f';
+}
+
+// c_float must print every float so that a C compiler reads back the same bits.
+float parse_c_float(const std::string& s) {
+  EXPECT_FALSE(s.empty());
+  if (s == "NAN") return std::numeric_limits<float>::quiet_NaN();
+  if (s == "INFINITY") return INFINITY;
+  if (s == "-INFINITY") return -INFINITY;
+  EXPECT_EQ(s.back(), 'f') << s;
+  // A C floating constant needs a '.' or an exponent before the 'f' suffix ("5f" is not one).
+  EXPECT_NE(s.find_first_of(".eE"), std::string::npos) << s;
+  EXPECT_TRUE(is_c_float_constant(s)) << s;
+  std::string body = s.substr(0, s.size() - 1);
+  char* end = nullptr;
+  float f = std::strtof(body.c_str(), &end);
+  EXPECT_EQ(*end, '\0') << s;
+  return f;
+}
+
+uint32_t bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+TEST(CFloat, RoundTripsRandomBitPatterns) {
+  std::mt19937 rng(12345);
+  int checked = 0;
+  for (int i = 0; i < 200000; ++i) {
+    uint32_t u = rng();
+    float f;
+    std::memcpy(&f, &u, 4);
+    if (std::isnan(f)) continue;
+    std::string s = c_float(f);
+    ASSERT_EQ(bits(parse_c_float(s)), u) << s << " for bits 0x" << std::hex << u;
+    ++checked;
+  }
+  EXPECT_GT(checked, 190000);
+}
+
+TEST(CFloat, RoundTripsSpecialValues) {
+  for (float f : {0.f, -0.f, 1.f, -1.f, 0.1f, 1.f / 3.f, FLT_MAX, -FLT_MAX, FLT_MIN, FLT_TRUE_MIN, -FLT_TRUE_MIN,
+                  16777216.f, 16777217.f, 1e10f, 123456792.f, 3.4028234e38f, 1.17549421e-38f /* largest subnormal */}) {
+    std::string s = c_float(f);
+    EXPECT_EQ(bits(parse_c_float(s)), bits(f)) << s;
+  }
+  EXPECT_EQ(c_float(-0.0), "-0.0f");
+  EXPECT_EQ(c_float(0.5), "0.5f");
+  EXPECT_EQ(c_float(2.0), "2.0f");
+  EXPECT_EQ(c_float(INFINITY), "INFINITY");
+  EXPECT_EQ(c_float(-INFINITY), "-INFINITY");
+  EXPECT_EQ(c_float(NAN), "NAN");
+  EXPECT_EQ(c_float(-NAN), "NAN");
+}
+
+TEST(CFloat, DoublesAreRoundedToTheNearestFloat) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> mant(-1.0, 1.0);
+  std::uniform_int_distribution<int> ex(-140, 127);
+  for (int i = 0; i < 20000; ++i) {
+    double d = std::ldexp(mant(rng), ex(rng));
+    EXPECT_EQ(bits(parse_c_float(c_float(d))), bits(float(d))) << d;
+  }
+  EXPECT_EQ(c_float(1e39), "INFINITY");  // beyond float range: what the C compiler would do too
+  EXPECT_EQ(c_float(-1e39), "-INFINITY");
+}
+
+TEST(CIntArray, FormatsInitializers) {
+  EXPECT_EQ(c_int_array({1, 2, 3}), "{1, 2, 3}");
+  EXPECT_EQ(c_int_array({-4}), "{-4}");
+  EXPECT_EQ(c_int_array({}), "{0}");  // C99 forbids an empty initializer list
+  EXPECT_EQ(c_int_array({0, 2147483647, -2147483647}), "{0, 2147483647, -2147483647}");
+}
+
+TEST(ParamsInit, BuildsDesignatedInitializers) {
+  std::string s = ParamsInit().u("n", 3).i("pad", -1).f("alpha", 0.25).ints("shape", {2, 3}).raw("p", "NULL").str();
+  EXPECT_EQ(s, "{ .n = 3u, .pad = -1, .alpha = 0.25f, .shape = {2, 3}, .p = NULL }");
+}
+
+}  // namespace
+}  // namespace kiln
