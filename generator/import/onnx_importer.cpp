@@ -4,11 +4,15 @@
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
+#include "import/control_flow.h"
+#include "import/model_bytes.h"
 #include "import/tensor_proto.h"
 #include "util/error.h"
 
@@ -73,15 +77,62 @@ bool read_value_info(const onnx::ValueInfoProto& vi, DType* dtype, Shape* shape,
   return true;
 }
 
+// ONNX's version converter rebuilds initializers from their bytes and drops
+// external-data references, so an initializer sliced out by load_model_bytes would
+// come back empty. Old-opset models get their raw_data back before conversion.
+void restore_sliced_initializers(onnx::ModelProto& model, ModelBytes& mb) {
+  for (auto& t : *model.mutable_graph()->mutable_initializer()) {
+    auto it = mb.initializer_data.find(t.name());
+    if (it == mb.initializer_data.end()) continue;
+    t.set_raw_data(reinterpret_cast<const char*>(mb.file->data()) + it->second.offset, it->second.size);
+    t.clear_external_data();
+    t.clear_data_location();
+  }
+  mb.initializer_data.clear();
+}
+
+// PRelu before opset 7 applies a 1-D slope of C values per channel (axis 1), as
+// PyTorch's PReLU exports it; from opset 7 the slope broadcasts numpy-style (from
+// the last axis). The converter's adapter keeps the slope as it is, so an
+// initializer slope [C] of an input [N, C, d...] becomes [C, 1, ...] here.
+void make_prelu_slopes_per_channel(onnx::ModelProto& model) {
+  auto* g = model.mutable_graph();
+  std::map<std::string, const onnx::TypeProto*> types;
+  for (const auto& v : g->input()) types[v.name()] = &v.type();
+  for (const auto& v : g->value_info()) types[v.name()] = &v.type();
+  for (const auto& np : g->node()) {
+    if (np.op_type() != "PRelu" || !is_default_domain(np.domain()) || np.input_size() != 2) continue;
+    auto ti = types.find(np.input(0));
+    if (ti == types.end() || !ti->second->has_tensor_type() || !ti->second->tensor_type().has_shape()) continue;
+    const auto& xs = ti->second->tensor_type().shape();
+    if (xs.dim_size() < 3 || !xs.dim(1).has_dim_value()) continue;  // rank 2: [C] already aligns with axis 1
+    for (auto& t : *g->mutable_initializer()) {
+      if (t.name() != np.input(1) || t.dims_size() != 1 || t.dims(0) == 1 || t.dims(0) != xs.dim(1).dim_value()) continue;
+      for (int k = 2; k < xs.dim_size(); ++k) t.add_dims(1);
+    }
+    for (auto& v : *g->mutable_input()) {  // an initializer also listed as a graph input keeps its declared shape in step
+      if (v.name() != np.input(1) || !v.type().tensor_type().has_shape() || v.type().tensor_type().shape().dim_size() != 1) continue;
+      if (v.type().tensor_type().shape().dim(0).dim_value() != xs.dim(1).dim_value()) continue;
+      for (int k = 2; k < xs.dim_size(); ++k) v.mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(1);
+    }
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptions& options) {
-  std::ifstream in(model_path, std::ios::binary);
-  if (!in) throw CompileError("cannot open model file '" + model_path.string() + "'");
-  std::stringstream buf;
-  buf << in.rdbuf();
+  // Weights stay in the mapped file: protobuf only parses the metadata (model_bytes.h).
+  ModelBytes mb;
+  try {
+    mb = load_model_bytes(model_path);
+  } catch (const CompileError& e) {
+    // Name the file: a user compiling several models must see which one is bad.
+    std::string what = e.what();
+    if (what.find(model_path.string()) != std::string::npos) throw;
+    throw CompileError("'" + model_path.string() + "': " + what);
+  }
   onnx::ModelProto model;
-  if (!model.ParseFromString(buf.str()))
+  if (!model.ParseFromString(mb.proto))
     throw CompileError("'" + model_path.string() + "' is not a valid ONNX model (truncated or corrupt protobuf)");
   if (!model.has_graph()) throw CompileError("'" + model_path.string() + "' has no graph");
 
@@ -91,6 +142,26 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
     if (is_default_domain(imp.domain())) opset = imp.version();
   }
   if (opset < 0) throw CompileError("model imports no default-domain (ai.onnx) opset");
+  if (opset >= 1 && opset < kMinOpset) {
+    // Old models (e.g. PyTorch exports at opset 6) are brought up to the oldest opset
+    // the lowerings know, with ONNX's own version converter, so no lowering has to
+    // carry pre-opset-7 semantics (legacy `broadcast` attributes, consumed_inputs).
+    try {
+      // The converter's adapters need input shapes (e.g. for broadcasting rules).
+      try {
+        onnx::shape_inference::InferShapes(model);
+      } catch (const std::exception&) {
+        // Not fatal here: shapes are inferred again, with errors reported, after conversion.
+      }
+      restore_sliced_initializers(model, mb);
+      make_prelu_slopes_per_channel(model);
+      model = onnx::version_conversion::ConvertVersion(model, int(kMinOpset));
+    } catch (const std::exception& e) {
+      throw CompileError("model uses opset " + std::to_string(opset) + " and ONNX's version converter could not " +
+                         "bring it to opset " + std::to_string(kMinOpset) + ": " + one_line(e.what()));
+    }
+    opset = kMinOpset;
+  }
   if (opset < kMinOpset || opset > kMaxOpset)
     throw CompileError("model uses opset " + std::to_string(opset) + "; Kiln supports ai.onnx opsets " +
                        std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset));
@@ -111,9 +182,7 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
 
   try {
     // The path form resolves external data files relative to the model.
-    bool external = false;
-    for (const auto& t : g->initializer())
-      external |= t.has_data_location() && t.data_location() == onnx::TensorProto::EXTERNAL;
+    bool external = mb.has_external_data;  // sliced initializers point at the model file itself: not external
     if (external) onnx::checker::check_model(model_path.string());
     else
       onnx::checker::check_model(model);
@@ -135,7 +204,11 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
   // Initializers are constants; an initializer that is also a graph input is a
   // default the caller cannot override on a microcontroller, so it stays constant.
   for (const auto& t : g->initializer()) {
-    auto c = constant_from_tensor_proto(t, base_dir, "initializer '" + t.name() + "'");
+    const std::string what = "initializer '" + t.name() + "'";
+    ConstantPtr c = dtype_is_known(t.data_type()) ? sliced_initializer(mb, t.name(), DType(t.data_type()),
+                                                                       {t.dims().begin(), t.dims().end()}, what)
+                                                  : nullptr;
+    if (!c) c = constant_from_tensor_proto(t, base_dir, what);
     Value* v = graph->add_value(t.name(), c->dtype(), c->shape());
     v->constant = c;
   }
@@ -147,20 +220,32 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
   for (const auto& vi : g->value_info()) infos[vi.name()] = &vi;
   for (const auto& vi : g->output()) infos[vi.name()] = &vi;
 
-  auto make_value = [&](const std::string& name, const std::string& who) -> Value* {
+  // `allow_unknown`: a node output whose shape ONNX could not infer before folding
+  // (e.g. a Reshape whose target shape is computed by a Shape->...->Concat chain)
+  // is created with shape_known = false; the driver re-infers it after folding.
+  auto make_value = [&](const std::string& name, const std::string& who, bool allow_unknown) -> Value* {
     auto it = infos.find(name);
-    DType dt;
+    DType dt = DType::Undefined;
     Shape shape;
     std::string why = "has no type information after shape inference";
-    if (it == infos.end() || !read_value_info(*it->second, &dt, &shape, &why))
-      throw CompileError(who + ": value '" + name + "' " + why +
-                         " (Kiln needs static shapes; pass --input-shape NAME=D0,D1,... for dynamic inputs)");
+    if (it == infos.end() || !read_value_info(*it->second, &dt, &shape, &why)) {
+      bool is_tensor = it == infos.end() || it->second->type().has_tensor_type() || !it->second->has_type();
+      if (!allow_unknown || !is_tensor)
+        throw CompileError(who + ": value '" + name + "' " + why +
+                           " (Kiln needs static shapes; pass --input-shape NAME=D0,D1,... for dynamic inputs)");
+      if (it != infos.end() && it->second->type().has_tensor_type() &&
+          dtype_is_known(it->second->type().tensor_type().elem_type()))
+        dt = DType(it->second->type().tensor_type().elem_type());
+      Value* v = graph->add_value(name, dt, {});
+      v->shape_known = false;
+      return v;
+    }
     return graph->add_value(name, dt, shape);
   };
 
   for (const auto& vi : g->input()) {
     if (graph->find_value(vi.name())) continue;  // initializer with a default
-    Value* v = make_value(vi.name(), "graph input");
+    Value* v = make_value(vi.name(), "graph input", false);
     v->is_graph_input = true;
     graph->inputs.push_back(v);
   }
@@ -195,6 +280,18 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
       continue;
     }
 
+    // If / Scan carry subgraphs: they are flattened into plain nodes of this graph
+    // (import/control_flow.h) instead of being kept as one node.
+    if (is_flattened_control_flow(np.op_type())) {
+      SubgraphScope scope;
+      scope.graph = graph.get();
+      scope.base_dir = base_dir;
+      scope.lookup = [&](const std::string& nm) { return graph->find_value(nm); };
+      scope.make_output = [&](const std::string& nm) { return make_value(nm, who, false); };
+      flatten_control_flow(np, name, scope);
+      continue;
+    }
+
     std::vector<Value*> ins;
     for (const auto& in_name : np.input()) {
       if (in_name.empty()) {
@@ -214,7 +311,7 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
         outs.push_back(graph->add_value(graph->unique_name(name + "_unused"), DType::Undefined, {}));
         continue;
       }
-      outs.push_back(make_value(out_name, who));
+      outs.push_back(make_value(out_name, who, true));
     }
     Node* n = graph->add_node(np.op_type(), name, ins, outs);
     for (const auto& a : np.attribute()) n->attrs[a.name()] = convert_attribute(a, *n, base_dir);

@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -14,31 +15,43 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<uint8_t> read_external(const onnx::TensorProto& t, const fs::path& base_dir, size_t expected,
-                                   const std::string& what) {
+// External data is memory-mapped and sliced, never copied (ir/constant.h).
+ConstantBufferPtr read_external(const onnx::TensorProto& t, const fs::path& base_dir, size_t expected,
+                                const std::string& what) {
+  // 'offset' and 'length' are decimal strings in the model; anything else is the
+  // model's error, named here rather than surfacing as std::invalid_argument.
+  auto parse_count = [&](const std::string& key, const std::string& text) {
+    int64_t v = 0;
+    const char* end = text.data() + text.size();
+    auto [p, ec] = std::from_chars(text.data(), end, v);
+    if (text.empty() || ec != std::errc() || p != end || v < 0)
+      throw CompileError(what + ": external data '" + key + "' is '" + text + "', not a non-negative integer");
+    return v;
+  };
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto& kv : t.external_data()) {
     if (kv.key() == "location") location = kv.value();
-    else if (kv.key() == "offset") offset = std::stoll(kv.value());
-    else if (kv.key() == "length") length = std::stoll(kv.value());
+    else if (kv.key() == "offset") offset = parse_count("offset", kv.value());
+    else if (kv.key() == "length") length = parse_count("length", kv.value());
   }
   if (location.empty()) throw CompileError(what + ": external data has no 'location'");
   fs::path rel(location);
   if (rel.is_absolute() || location.find("..") != std::string::npos)
     throw CompileError(what + ": external data location '" + location + "' must be a relative path inside the model's folder");
   fs::path file = base_dir / rel;
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw CompileError(what + ": cannot open external data file '" + file.string() + "'");
   if (length >= 0 && size_t(length) != expected)
     throw CompileError(what + ": external data length " + std::to_string(length) + " does not match " +
                        std::to_string(expected) + " bytes implied by dtype and shape");
-  in.seekg(offset);
-  std::vector<uint8_t> bytes(expected);
-  in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(expected));
-  if (size_t(in.gcount()) != expected)
+  ConstantBufferPtr map;
+  try {
+    map = ConstantBuffer::map_file(file);
+  } catch (const std::exception&) {
+    throw CompileError(what + ": cannot open external data file '" + file.string() + "'");
+  }
+  if (offset < 0 || size_t(offset) > map->size() || map->size() - size_t(offset) < expected)
     throw CompileError(what + ": external data file '" + file.string() + "' is too short");
-  return bytes;
+  return ConstantBuffer::slice(map, size_t(offset), expected, ConstantBuffer::Origin::MappedFile);
 }
 
 template <typename T, typename Field>
@@ -64,11 +77,10 @@ ConstantPtr constant_from_tensor_proto(const onnx::TensorProto& t, const fs::pat
   }
   size_t esz = dtype_size(dt);
   size_t expected = size_t(n) * esz;
+  if (t.has_data_location() && t.data_location() == onnx::TensorProto::EXTERNAL)
+    return Constant::from_buffer(dt, std::move(shape), read_external(t, base_dir, expected, what));
   std::vector<uint8_t> bytes(expected);
-
-  if (t.has_data_location() && t.data_location() == onnx::TensorProto::EXTERNAL) {
-    bytes = read_external(t, base_dir, expected, what);
-  } else if (t.has_raw_data()) {
+  if (t.has_raw_data()) {
     if (t.raw_data().size() != expected)
       throw CompileError(what + ": raw_data has " + std::to_string(t.raw_data().size()) + " bytes, expected " +
                          std::to_string(expected));

@@ -100,6 +100,8 @@ Node* Graph::add_node(std::string op_type, std::string name, std::vector<Value*>
 }
 
 void Graph::replace_all_uses(Value* from, Value* to) {
+  // Nothing to do, and the loop below would append to the vector it iterates.
+  if (from == to) return;
   for (Node* u : from->users) {
     for (auto& in : u->inputs)
       if (in == from) in = to;

@@ -30,6 +30,11 @@ struct Value {
   std::string name;
   DType dtype = DType::Undefined;
   Shape shape;
+  // False while the shape is not known yet: an intermediate value whose shape
+  // depends on a constant that folding has still to compute (see
+  // import/node_shape_inference.h). `shape` is meaningless then. After folding
+  // every used value has a known shape, or the compile fails naming its node.
+  bool shape_known = true;
   Node* producer = nullptr;    // null for graph inputs and constants
   std::vector<Node*> users;    // one entry per use (a node using it twice appears twice)
   ConstantPtr constant;        // set when the value is known at compile time
