@@ -37,7 +37,7 @@ std::string describe_buffer(const BufferInfo& b) {
 }  // namespace
 
 Plan place_in_order(const PlanProblem& problem, const std::vector<std::vector<int>>& conflicts,
-                    const std::vector<int>& order, const std::string& algorithm) {
+                    const std::vector<int>& order, const std::string& algorithm, bool ignore_last_capacity) {
   const auto& bs = problem.buffers;
   Plan plan;
   plan.algorithm = algorithm;
@@ -69,7 +69,8 @@ Plan place_in_order(const PlanProblem& problem, const std::vector<std::vector<in
         cursor = std::max(cursor, end);
       }
       if (best == UINT64_MAX) best = align_up(cursor, align);
-      if (pool.capacity && best + b.size_bytes > *pool.capacity) {
+      const bool last_resort = ignore_last_capacity && p == b.pool_candidates.back();
+      if (pool.capacity && best + b.size_bytes > *pool.capacity && !last_resort) {
         shortfall << (shortfall.tellp() > 0 ? "; " : "") << "pool '" << pool.name << "' (capacity " << *pool.capacity
                   << ") is " << (best + b.size_bytes - *pool.capacity) << " bytes short";
         continue;

@@ -20,8 +20,11 @@ std::vector<std::vector<int>> conflict_lists(const PlanProblem& problem);
 // Places buffers one by one in `order` (best-fit into gaps between already placed,
 // conflicting buffers; candidate pools tried in priority order, spilling when a
 // capacity is exceeded). Throws PlanError when a buffer fits no candidate pool.
+// With `ignore_last_capacity`, a buffer that fits no earlier pool goes into its
+// last candidate whatever its capacity (the exact planner then tries to fit it).
 Plan place_in_order(const PlanProblem& problem, const std::vector<std::vector<int>>& conflicts,
-                    const std::vector<int>& order, const std::string& algorithm);
+                    const std::vector<int>& order, const std::string& algorithm,
+                    bool ignore_last_capacity = false);
 
 // Fills Plan::pools (size = highest end, lower bound) from the placements.
 void finish_plan(const PlanProblem& problem, Plan* plan);

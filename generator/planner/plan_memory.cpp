@@ -1,8 +1,12 @@
 // plan_memory: picks an algorithm by name. `auto` runs every greedy order and
-// keeps the smallest plan; if none reaches the lower bound it hill-climbs.
+// keeps the smallest plan; if none reaches the lower bound it hill-climbs, and if
+// that does not reach it either, the exact search improves the best plan so far
+// within the budget.
+#include <algorithm>
 #include <sstream>
 
 #include "planner/conflicts.h"
+#include "planner/exact.h"
 #include "planner/greedy.h"
 #include "planner/hill_climb.h"
 #include "planner/planner.h"
@@ -10,7 +14,7 @@
 namespace kiln::planner {
 
 std::vector<std::string> planner_algorithms() {
-  return {"auto", "greedy-by-size", "greedy-by-conflicts", "greedy-by-area", "greedy-by-lifetime", "hill-climb"};
+  return {"auto", "greedy-by-size", "greedy-by-conflicts", "greedy-by-area", "greedy-by-lifetime", "hill-climb", "exact"};
 }
 
 Plan plan_memory(const PlanProblem& problem, const PlannerOptions& options) {
@@ -19,19 +23,36 @@ Plan plan_memory(const PlanProblem& problem, const PlannerOptions& options) {
   if (a == "greedy-by-conflicts") return plan_greedy(problem, GreedyOrder::Conflicts);
   if (a == "greedy-by-area") return plan_greedy(problem, GreedyOrder::Area);
   if (a == "greedy-by-lifetime") return plan_greedy(problem, GreedyOrder::Lifetime);
-  if (a == "hill-climb") return plan_hill_climb(problem, options.seed, 20000, options.budget_ms);
+  // The climb's length follows the budget (20 swaps per ms, at most 20000), as a
+  // count rather than a clock so that plans are reproducible.
+  if (a == "hill-climb") {
+    int iterations = int(std::clamp<int64_t>(options.budget_ms * 20, 100, 20000));
+    return plan_hill_climb(problem, options.seed, iterations, options.budget_ms);
+  }
+  if (a == "exact") return plan_exact(problem, options.budget_ms);
   if (a == "auto") {
     Plan best;
     bool have = false;
     for (auto kind : {GreedyOrder::Size, GreedyOrder::Conflicts, GreedyOrder::Area, GreedyOrder::Lifetime}) {
-      Plan p = plan_greedy(problem, kind);
-      if (!have || total_size(p) < total_size(best)) best = p, have = true;
+      try {
+        Plan p = plan_greedy(problem, kind);
+        if (!have || total_size(p) < total_size(best)) best = p, have = true;
+      } catch (const PlanError&) {
+        // Over capacity in this order; another order (or the exact search) may fit.
+      }
     }
-    if (total_size(best) > total_lower_bound(best)) {
+    // Every greedy order overflowed a capacity: only the exact search may still fit.
+    if (!have) {
+      best = plan_exact(problem, options.budget_ms);
+    } else if (total_size(best) > total_lower_bound(best)) {
       Plan h = plan_hill_climb(problem, options.seed, 2000, options.budget_ms);
       if (total_size(h) < total_size(best)) best = h;
+      if (total_size(best) > total_lower_bound(best)) {
+        Plan e = plan_exact(problem, options.budget_ms, &best);
+        if (total_size(e) <= total_size(best)) best = e;
+      }
     }
-    best.proven_optimal = total_size(best) == total_lower_bound(best);
+    best.proven_optimal = best.proven_optimal || total_size(best) == total_lower_bound(best);
     best.algorithm = "auto (" + best.algorithm + ")";
     return best;
   }
