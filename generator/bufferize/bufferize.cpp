@@ -1,6 +1,7 @@
 #include "bufferize/bufferize.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <set>
 
@@ -32,8 +33,9 @@ class Bufferizer {
       const Value* v = g_.inputs[k];
       int b = new_buffer(v->name, BufferKind::Input, v->size_bytes(), "graph input");
       prog_.buffers[size_t(b)].io_index = int(k);
-      where_[v] = {b, 0};
+      bind(v, {b, 0});
     }
+    analyse();
     for (const auto& n : g_.nodes) lower(*n);
     bind_outputs();
     compute_liveness();
@@ -53,6 +55,103 @@ class Bufferizer {
     return prog_.buffers.back().id;
   }
 
+  // Records that `v` lives at `r` (every value of a buffer is remembered, so a
+  // buffer is reused in place only when all of them are dead).
+  void bind(const Value* v, BufferRef r) {
+    where_[v] = r;
+    if (r.buffer >= 0) holders_[r.buffer].push_back(v);
+  }
+
+  // Lowers every node once, numbers the schedule, finds each value's last use and
+  // plans Concat placement: which producers write straight into their slice.
+  void analyse() {
+    int64_t i = 0;
+    for (const auto& n : g_.nodes) {
+      step_of_[n.get()] = i++;
+      calls_[n.get()] = lower_node(*n);
+    }
+    for (const auto& vp : g_.values()) {
+      const Value* v = vp.get();
+      int64_t last = -1;
+      for (const Node* u : v->users) {
+        auto it = step_of_.find(u);
+        if (it != step_of_.end()) last = std::max(last, it->second);
+      }
+      if (v->is_graph_output) last = LLONG_MAX;
+      last_use_[v] = last;
+    }
+    // Values a graph output is a whole-buffer view of: their buffer becomes the
+    // caller's (bind_outputs), so in place they may only take a buffer of their size.
+    for (const Value* o : g_.outputs)
+      for (const Value* v = o; v && v->producer && calls_[v->producer].alias_input >= 0;)
+        feeds_output_.insert(v = v->producer->input(size_t(calls_[v->producer].alias_input)));
+    if (!opt_.alias_views) return;
+    for (const auto& n : g_.nodes) {
+      const KernelCall& c = calls_[n.get()];
+      if (c.input_offsets.size() != n->inputs.size() || n->outputs.empty()) continue;
+      std::set<const Value*> seen;
+      for (size_t k = 0; k < n->inputs.size(); ++k) {
+        const Value* v = n->inputs[k];
+        // Only a value some op computes into a fresh buffer can be placed: not an
+        // input or constant, not a caller output, not a view, each value once.
+        if (!v || !seen.insert(v).second || v->is_constant() || v->is_graph_input || v->is_graph_output) continue;
+        if (!v->producer || v->dtype != n->outputs[0]->dtype) continue;
+        const KernelCall& pc = calls_[v->producer];
+        if (pc.alias_input >= 0 || !pc.view_offsets.empty()) continue;
+        if (placement_.count(v)) continue;  // already placed into an earlier Concat
+        placement_[v] = {n.get(), c.input_offsets[k]};
+      }
+    }
+  }
+
+  // Where a placed value lives: its slice of the Concat output, whose buffer is
+  // created the first time any of its inputs is computed (nested Concats resolve
+  // to the outermost one).
+  BufferRef placed_ref(const Value* v) {
+    const auto& [concat, offset] = placement_.at(v);
+    const Value* out = concat->outputs[0];
+    auto it = where_.find(out);
+    BufferRef base;
+    if (it != where_.end()) {
+      base = it->second;
+    } else if (placement_.count(out)) {
+      base = placed_ref(out);
+      bind(out, base);
+    } else {
+      int b = -1;
+      if (out->is_graph_output) b = claim_output_buffer(out);
+      if (b < 0) b = new_buffer(out->name, BufferKind::Activation, out->size_bytes(), concat->describe());
+      base = {b, 0};
+      bind(out, base);
+    }
+    return {base.buffer, base.offset + offset};
+  }
+
+  // An input of `n` whose buffer output 0 can take over (see KernelCall::
+  // in_place_inputs), or an absent ref.
+  BufferRef in_place_source(const Node& n, const KernelCall& call, const ScheduledOp& op, const Value* out) {
+    if (!opt_.in_place || out->is_graph_output) return {};
+    const int64_t now = step_of_.at(&n);
+    for (int i : call.in_place_inputs) {
+      const Value* v = n.input(size_t(i));
+      if (!v || v->is_constant() || v->dtype != out->dtype || v->size_bytes() != out->size_bytes()) continue;
+      if (v->size_bytes() == 0) continue;
+      const BufferRef r = op.inputs[size_t(i)];
+      if (r.buffer < 0 || prog_.buffers[size_t(r.buffer)].kind != BufferKind::Activation) continue;
+      if (feeds_output_.count(out) && (r.offset != 0 || prog_.buffers[size_t(r.buffer)].size_bytes != out->size_bytes()))
+        continue;  // would turn the caller's buffer into a copy
+      // Every value held by the buffer (views, Concat slices) must be dead after this op.
+      bool dead = true;
+      for (const Value* h : holders_[r.buffer]) dead = dead && last_use_.at(h) <= now;
+      // Another input in the same buffer must be exactly this one: a partly
+      // overlapping input would be read after the output overwrote it.
+      for (size_t j = 0; j < op.inputs.size() && dead; ++j)
+        if (op.inputs[j].buffer == r.buffer && op.inputs[j].offset != r.offset) dead = false;
+      if (dead) return r;
+    }
+    return {};
+  }
+
   BufferRef ref_of(const Value* v, const Node& user) {
     if (v == nullptr) return {};
     if (v->is_constant()) {
@@ -60,7 +159,7 @@ class Bufferizer {
       if (it != where_.end()) return it->second;
       int b = new_buffer(v->name, BufferKind::Constant, v->constant->size_bytes(), "constant");
       prog_.buffers[size_t(b)].constant = v->constant;
-      where_[v] = {b, 0};
+      bind(v, {b, 0});
       return {b, 0};
     }
     auto it = where_.find(v);
@@ -69,8 +168,43 @@ class Bufferizer {
     return it->second;
   }
 
+  // A byte copy scheduled as part of `n` (aliasing off, or a Concat input that
+  // could not be placed).
+  void push_copy(const Node& n, const std::string& label, BufferRef src, BufferRef dst, const Value* v) {
+    ScheduledOp copy;
+    copy.node = &n;
+    copy.label = label;
+    copy.call.call = "kiln_copy_bytes($out0, $in0, " + std::to_string(v->size_bytes()) + "u)";
+    copy.inputs = {src};
+    copy.input_dtypes = {v->dtype};
+    copy.outputs = {dst};
+    copy.output_dtypes = {v->dtype};
+    prog_.ops.push_back(std::move(copy));
+  }
+
+  // Concat whose output buffer exists already (some input was placed): each input
+  // not already in its slice is copied there; when all are placed the op vanishes.
+  void lower_placed_concat(const Node& n, const KernelCall& call, const ScheduledOp& op) {
+    const BufferRef base = where_.at(n.outputs[0]);
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const BufferRef dst{base.buffer, base.offset + call.input_offsets[k]};
+      const BufferRef src = op.inputs[k];
+      if (src.buffer == dst.buffer && src.offset == dst.offset) continue;
+      const Value* v = n.inputs[k];
+      if (v->size_bytes() == 0) continue;
+      push_copy(n, n.describe() + " (input '" + v->name + "' into its slice)", src, dst, v);
+      std::string why = v->is_graph_input   ? "it is a graph input"
+                        : v->is_constant()  ? "it is a constant"
+                        : v->is_graph_output ? "it is also a graph output"
+                        : placement_.count(v) && placement_.at(v).first != &n
+                            ? "it is placed into another Concat"
+                            : "it is a view or appears twice";
+      prog_.copies.push_back(n.describe() + ": input '" + v->name + "' is copied into its slice because " + why);
+    }
+  }
+
   void lower(const Node& n) {
-    KernelCall call = lower_node(n);
+    KernelCall call = calls_.at(&n);
     ScheduledOp op;
     op.node = &n;
     op.label = n.describe();
@@ -86,21 +220,29 @@ class Bufferizer {
       BufferRef src_ref = op.inputs[size_t(call.alias_input)];
       if (opt_.alias_views) {
         // A view: the output is the same bytes, so it shares the buffer.
-        where_[dst] = src_ref;
+        bind(dst, src_ref);
         return;
       }
       // Aliasing switched off (for measurements): an explicit copy.
-      int b = new_buffer(dst->name, BufferKind::Activation, dst->size_bytes(), n.describe());
-      where_[dst] = {b, 0};
-      ScheduledOp copy;
-      copy.node = &n;
-      copy.label = n.describe() + " (copy, aliasing off)";
-      copy.call.call = "kiln_copy_bytes($out0, $in0, " + std::to_string(dst->size_bytes()) + "u)";
-      copy.inputs = {src_ref};
-      copy.input_dtypes = {src->dtype};
-      copy.outputs = {{b, 0}};
-      copy.output_dtypes = {dst->dtype};
-      prog_.ops.push_back(std::move(copy));
+      int b = -1;
+      if (dst->is_graph_output) b = claim_output_buffer(dst);
+      if (b < 0) b = new_buffer(dst->name, BufferKind::Activation, dst->size_bytes(), n.describe());
+      bind(dst, {b, 0});
+      push_copy(n, n.describe() + " (copy, aliasing off)", src_ref, {b, 0}, dst);
+      return;
+    }
+
+    // Slice / Split of contiguous ranges: views at an offset into input 0.
+    if (!call.view_offsets.empty() && opt_.alias_views && call.view_offsets.size() == n.outputs.size() &&
+        op.inputs.at(0).buffer >= 0) {
+      const BufferRef src = op.inputs[0];
+      for (size_t k = 0; k < n.outputs.size(); ++k) bind(n.outputs[k], {src.buffer, src.offset + call.view_offsets[k]});
+      return;
+    }
+
+    // Concat by placement: its output buffer was created by a placed producer.
+    if (!call.input_offsets.empty() && where_.count(n.outputs[0])) {
+      lower_placed_concat(n, call, op);
       return;
     }
 
@@ -110,11 +252,25 @@ class Bufferizer {
         op.outputs.push_back({});
         continue;
       }
+      if (placement_.count(v)) {  // written straight into its slice of a Concat
+        BufferRef r = placed_ref(v);
+        op.outputs.push_back(r);
+        bind(v, r);
+        continue;
+      }
       int b = -1;
       if (v->is_graph_output) b = claim_output_buffer(v);
+      if (b < 0 && v == n.outputs[0]) {
+        BufferRef r = in_place_source(n, call, op, v);
+        if (r.buffer >= 0) {  // in place: the output overwrites a dead input
+          op.outputs.push_back(r);
+          bind(v, r);
+          continue;
+        }
+      }
       if (b < 0) b = new_buffer(v->name, BufferKind::Activation, v->size_bytes(), n.describe());
       op.outputs.push_back({b, 0});
-      where_[v] = {b, 0};
+      bind(v, {b, 0});
     }
     for (const auto& req : call.scratch) {
       int b = new_buffer(n.name + "." + req.purpose, BufferKind::Scratch, req.size_bytes, n.describe());
@@ -214,6 +370,12 @@ class Bufferizer {
   BufferizeOptions opt_;
   BufferizedProgram prog_;
   std::map<const Value*, BufferRef> where_;
+  std::map<int, std::vector<const Value*>> holders_;  // buffer -> every value bound to it
+  std::map<const Node*, int64_t> step_of_;            // node -> its index in the schedule
+  std::map<const Node*, KernelCall> calls_;
+  std::map<const Value*, int64_t> last_use_;          // schedule index of the last user
+  std::map<const Value*, std::pair<const Node*, uint64_t>> placement_;  // Concat and byte offset
+  std::set<const Value*> feeds_output_;  // a graph output is a view of these
   std::set<int> claimed_;
 };
 
