@@ -5,9 +5,12 @@
 #include <vector>
 
 #include "cli/compile_command.h"
+#include "planner/planner.h"
 #include "util/error.h"
 
 #include "cli/verify_command.h"
+#include "cli/plan_command.h"
+#include "cli/inspect_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"kiln: an ahead-of-time compiler from ONNX models to plain C for Cortex-M microcontrollers"};
@@ -15,6 +18,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "kiln 0.1.0");
   kiln::add_compile_command(app);
   kiln::add_verify_command(app);
+  kiln::add_plan_command(app);
+  kiln::add_inspect_command(app);
   // tvmc habit: accept GCC-style "-mcpu=..." as "--mcpu=...".
   std::vector<std::string> args;
   for (int i = argc - 1; i >= 1; --i) {
@@ -27,6 +32,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const kiln::CompileError& e) {
+    std::cerr << "kiln: error: " << e.what() << "\n";
+    return 1;
+  } catch (const kiln::planner::PlanError& e) {  // bad pool/pin flags, a plan that fits no pool
     std::cerr << "kiln: error: " << e.what() << "\n";
     return 1;
   } catch (const std::exception& e) {

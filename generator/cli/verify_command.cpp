@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -24,11 +25,26 @@ struct VerifyArgs {
   std::string board = "host";
   std::string dump_outputs;
   std::string work_dir;
+  std::string crt_cache;
   double timeout_s = 300;
   bool no_sanitize = false;
   bool poison = false;
+  int show_outputs = 0;
   CompileOptions compile;
 };
+
+// "[0.125, -3, ...]": the first `limit` elements of a tensor, for a person to read.
+std::string fmt_values(const Constant& t, int64_t limit) {
+  std::string s = "[";
+  int64_t n = std::min<int64_t>(t.num_elements(), limit);
+  for (int64_t i = 0; i < n; ++i) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.6g", t.as_double(i));
+    s += (i ? ", " : "") + std::string(b);
+  }
+  if (t.num_elements() > n) s += ", ... (" + std::to_string(t.num_elements()) + " values)";
+  return s + "]";
+}
 
 std::string fmt_error(double e) {
   char b[32];
@@ -38,7 +54,7 @@ std::string fmt_error(double e) {
 
 void run(const VerifyArgs& a) {
   fs::path work = a.work_dir.empty() ? fs::temp_directory_path() / ("kiln-verify-" + std::to_string(::getpid()))
-                                     : fs::path(a.work_dir);
+                                     : fs::absolute(a.work_dir);  // generated #includes need absolute paths
   CompileOptions co = a.compile;
   co.output_dir = work / "module";
   CompiledModule m = compile_model(a.model, co);
@@ -58,6 +74,7 @@ void run(const VerifyArgs& a) {
   vo.board = a.board;
   vo.work_dir = work / ("build-" + a.board);
   vo.timeout_s = a.timeout_s;
+  if (!a.crt_cache.empty()) vo.crt_cache_dir = a.crt_cache;
   vo.sanitize = !a.no_sanitize;
   vo.poison_dead = a.poison;
   VerifyReport r = run_verify_cases(cases, vo);
@@ -80,6 +97,11 @@ void run(const VerifyArgs& a) {
                 << ": max abs error " << fmt_error(oc.max_abs_error) << " " << (oc.pass ? "PASS" : "FAIL");
       if (!oc.pass) std::cout << " (" << oc.mismatches << " mismatches; first at " << oc.first_mismatch << ")";
       std::cout << "\n";
+      if (a.show_outputs > 0 && o < c.output_bytes.size()) {
+        auto got = Constant::from_bytes(t.dtype, t.shape, c.output_bytes[o]);
+        std::cout << "      got:      " << fmt_values(*got, a.show_outputs) << "\n";
+        std::cout << "      expected: " << fmt_values(*cases[i].data.expected[o], a.show_outputs) << "\n";
+      }
     }
     if (!a.dump_outputs.empty()) {
       fs::path dir = fs::path(a.dump_outputs) / (r.cases.size() > 1 ? c.name : "");
@@ -122,9 +144,15 @@ void add_verify_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--dump-outputs", a->dump_outputs, "write the outputs as ONNX TensorProto files (output_K.pb) here");
   cmd->add_option("--work-dir", a->work_dir, "keep the generated module, firmware and build files here");
+  cmd->add_option("--crt-cache", a->crt_cache,
+                  "reuse the runtime and board objects built in this folder (keyed by board, flags and sources)");
   cmd->add_option("--timeout", a->timeout_s, "seconds before a run is killed")->capture_default_str();
   cmd->add_flag("--no-sanitize", a->no_sanitize, "host board: build without AddressSanitizer/UBSan");
   cmd->add_flag("--poison-dead", a->poison, "fill every buffer with 0xA5 when its live range ends (KILN_POISON_DEAD)");
+  cmd->add_option("--show-outputs", a->show_outputs,
+                  "print the first N values of every output next to the expected ones (0: none)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   add_compile_options(cmd, &a->compile);
   a->compile.quiet = false;
   cmd->callback([a]() { run(*a); });

@@ -1,5 +1,6 @@
 #include "driver/compile.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -11,6 +12,7 @@
 #include "emit/emitter.h"
 #include "emit/model_library_format.h"
 #include "fold/fold.h"
+#include "import/node_shape_inference.h"
 #include "import/onnx_importer.h"
 #include "planner/plan_report.h"
 #include "planner/pool_spec.h"
@@ -63,6 +65,20 @@ void write_text(const fs::path& p, const std::string& text) {
   out << text;
 }
 
+// Folding may run more than once (see compile_model); the report covers all rounds.
+void fold_report_accumulate(FoldReport& total, const FoldReport& r) {
+  total.nodes_after = r.nodes_after;
+  total.constant_bytes_after = r.constant_bytes_after;
+  for (const auto& [k, v] : r.folded) total.folded[k] += v;
+  for (const auto& [k, v] : r.rewritten) total.rewritten[k] += v;
+  for (const auto& n : r.skipped_by_size_limit)  // a node skipped once is skipped again in later rounds
+    if (std::find(total.skipped_by_size_limit.begin(), total.skipped_by_size_limit.end(), n) ==
+        total.skipped_by_size_limit.end())
+      total.skipped_by_size_limit.push_back(n);
+  total.rewrite_cap_reached |= r.rewrite_cap_reached;
+  total.seconds += r.seconds;
+}
+
 }  // namespace
 
 CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o) {
@@ -74,10 +90,26 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
   std::unique_ptr<Graph> graph = import_onnx(model_path, import_options);
 
   FoldReport fold_report;
-  if (o.fold) {
-    FoldOptions fo;
-    fo.size_limit_bytes = o.fold_size_limit;
-    fold_report = fold_and_simplify(*graph, fo);
+  // Values whose shape depends on a computed constant get their shape once folding
+  // has computed it; that may unlock more folding (a Shape of the new value), so
+  // the two alternate until nothing changes. Each round resolves at least one node,
+  // so this ends after at most as many rounds as there are nodes.
+  for (size_t round = 0;; ++round) {
+    if (o.fold) {
+      FoldOptions fo;
+      fo.size_limit_bytes = o.fold_size_limit;
+      FoldReport r = fold_and_simplify(*graph, fo);
+      if (round == 0) fold_report = r;
+      else fold_report_accumulate(fold_report, r);
+    }
+    if (infer_unknown_shapes(*graph) == 0) break;
+  }
+  try {
+    require_static_shapes(*graph);
+  } catch (const CompileError& e) {
+    if (o.fold) throw;
+    throw CompileError(std::string(e.what()) + "; note: --no-fold is set, and shapes computed by the model " +
+                       "(Shape -> Gather -> Concat -> Reshape chains) are only known after folding");
   }
 
   BufferizeOptions bo;
@@ -88,6 +120,7 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
   MemoryPlanOptions mo;
   mo.pools = pools;
   mo.pins = o.pins;
+  mo.io_in_workspace = o.io_in_workspace;
   mo.planner.algorithm = o.memory_planner;
   mo.planner.budget_ms = o.planner_budget_ms;
   MemoryPlan mp = plan_program_memory(program, mo);
@@ -96,6 +129,7 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
   eo.module_name = o.module_name;
   eo.output_dir = o.output_dir;
   eo.model_file = model_path.filename().string();
+  eo.io_in_workspace = o.io_in_workspace;
   CompiledModule module = emit_module(*graph, program, mp.emit, eo);
 
   if (!o.report_path.empty()) {

@@ -1,5 +1,8 @@
 #include "driver/memory_plan.h"
 
+#include <algorithm>
+#include <tuple>
+
 #include "planner/pool_spec.h"
 #include "util/error.h"
 
@@ -18,6 +21,28 @@ planner::BufferKind planner_kind(BufferKind k) {
   return planner::BufferKind::Activation;
 }
 
+// The steps an input or output placed in a workspace pool must keep its bytes:
+// the caller writes an input before the run and it is needed until its last
+// reader; an output is written by its first writer and read by the caller after
+// the run. (Bufferization gives caller buffers the whole run, which is right for
+// memory the planner does not own.)
+std::pair<int64_t, int64_t> io_interval(const BufferizedProgram& program, const Buffer& b) {
+  const int64_t steps = int64_t(program.ops.size());
+  const int64_t end = std::max<int64_t>(steps, 1);
+  int64_t first = -1, last = -1;
+  for (int64_t i = 0; i < steps; ++i) {
+    const auto& op = program.ops[size_t(i)];
+    for (const auto* refs : {&op.inputs, &op.outputs, &op.scratch})
+      for (const auto& r : *refs)
+        if (r.buffer == b.id) {
+          if (first < 0) first = i;
+          last = i;
+        }
+  }
+  if (b.kind == BufferKind::Input) return {0, std::max<int64_t>(last + 1, 1)};
+  return {first < 0 ? end - 1 : first, end};
+}
+
 }  // namespace
 
 MemoryPlan plan_program_memory(const BufferizedProgram& program, const MemoryPlanOptions& options) {
@@ -34,7 +59,8 @@ MemoryPlan plan_program_memory(const BufferizedProgram& program, const MemoryPla
   mp.emit.buffer_offset.assign(program.buffers.size(), 0);
   for (const Buffer& b : program.buffers) {
     // Caller-owned inputs and outputs are not planned (unless --io-in-workspace).
-    if (b.kind == BufferKind::Input || b.kind == BufferKind::Output) continue;
+    const bool io = b.kind == BufferKind::Input || b.kind == BufferKind::Output;
+    if (io && !options.io_in_workspace) continue;
     planner::BufferInfo info;
     info.id = int(mp.problem.buffers.size());
     info.name = b.name;
@@ -42,6 +68,7 @@ MemoryPlan plan_program_memory(const BufferizedProgram& program, const MemoryPla
     info.alignment = b.alignment;
     info.first = b.first;
     info.last = b.last;
+    if (io) std::tie(info.first, info.last) = io_interval(program, b);
     info.kind = planner_kind(b.kind);
     info.pool_candidates = b.kind == BufferKind::Constant ? parameter_pools : workspace_pools;
     for (const auto& pin : pins) planner::apply_pin(pin, &info, mp.problem.pools);

@@ -23,6 +23,10 @@ struct MemoryPlan {
 struct MemoryPlanOptions {
   std::vector<planner::Pool> pools;     // workspace and parameter pools, in priority order per kind
   std::vector<std::string> pins;        // raw --pin flags
+  // --io-in-workspace: graph inputs and outputs are planned into the workspace
+  // pools too (inputs live from step 0 to their last use, outputs from their
+  // first write to the end of the run) instead of staying in caller buffers.
+  bool io_in_workspace = false;
   planner::PlannerOptions planner;
 };
 

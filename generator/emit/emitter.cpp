@@ -159,6 +159,42 @@ class Emitter {
     return l;
   }
 
+  // --io-in-workspace: the program buffer of graph input/output `index`.
+  const Buffer& io_buffer(BufferKind kind, size_t index) const {
+    for (const auto& b : prog_.buffers)
+      if (b.kind == kind && b.io_index == int(index)) return b;
+    throw std::logic_error("emitter: no buffer for graph " + std::string(kind == BufferKind::Input ? "input " : "output ") +
+                           std::to_string(index));
+  }
+
+  // Where each input/output lives with --io-in-workspace: the pool (as seen from
+  // metadata.c, through the `workspaces` argument or the internal array) and offset.
+  TemplateData mapped_io_list(const std::vector<IoTensor>& ts, BufferKind kind) const {
+    TemplateList l;
+    if (!opt_.io_in_workspace) return l;
+    for (size_t i = 0; i < ts.size(); ++i) {
+      const Buffer& b = io_buffer(kind, i);
+      const int p = plan_.buffer_pool[size_t(b.id)];
+      if (p < 0 || !plan_.pools[size_t(p)].is_workspace)
+        throw std::logic_error("emitter: --io-in-workspace but '" + b.name + "' is not in a workspace pool");
+      const uint64_t off = plan_.buffer_offset[size_t(b.id)];
+      const std::string base =
+          plan_.pools[size_t(p)].is_user ? "workspaces->" + pool_cnames_[size_t(p)] : pool_array(size_t(p));
+      TemplateObject o;
+      o["name"] = ts[i].info.name;
+      o["cname"] = ts[i].info.c_name;
+      o["macro"] = ts[i].macro;
+      o["index"] = std::to_string(i);
+      o["ctype"] = dtype_c_type(ts[i].info.dtype);
+      o["size"] = std::to_string(ts[i].info.size_bytes);
+      o["pool"] = plan_.pools[size_t(p)].name;
+      o["offset"] = std::to_string(off);
+      o["addr"] = pool_offset_expr(base, off);
+      l.push_back(o);
+    }
+    return l;
+  }
+
   TemplateData common_data() const {
     TemplateData d;
     d.set("version", kVersion);
@@ -172,6 +208,9 @@ class Emitter {
     d.set("has_inputs", TemplateData(!inputs_.empty()));
     d.set("inputs", io_list(inputs_));
     d.set("outputs", io_list(outputs_));
+    d.set("io_in_workspace", TemplateData(opt_.io_in_workspace));
+    d.set("mapped_inputs", mapped_io_list(inputs_, BufferKind::Input));
+    d.set("mapped_outputs", mapped_io_list(outputs_, BufferKind::Output));
     TemplateList ws, ps, user_ws, user_ps, internal_ws;
     int n_ws = 0, n_ps = 0, user_w = 0, user_p = 0;
     for (size_t p = 0; p < plan_.pools.size(); ++p) {
@@ -324,12 +363,27 @@ class Emitter {
       decl += " (void)" + v + ";";
       pools.push_back(TemplateObject{{"decl", decl}});
     }
-    for (const auto& t : inputs_)
-      checks.push_back(TemplateObject{{"expr", "inputs->" + t.info.c_name},
-                                      {"alignment", std::to_string(tensor_alignment(t.info.dtype))}});
-    for (const auto& t : outputs_)
-      checks.push_back(TemplateObject{{"expr", "outputs->" + t.info.c_name},
-                                      {"alignment", std::to_string(tensor_alignment(t.info.dtype))}});
+    TemplateList io_checks;
+    if (opt_.io_in_workspace) {
+      // Inputs and outputs are read and written at their place in the pools; the
+      // structs are optional, but pointers that are not the mapped ones would be
+      // silently ignored, so they are an error.
+      for (size_t i = 0; i < inputs_.size(); ++i)
+        io_checks.push_back("if (inputs != NULL && (const void*)inputs->" + inputs_[i].info.c_name + " != (const void*)(" +
+                            byte_address(io_buffer(BufferKind::Input, i).id, 0) + ")) return KILN_ERR_BAD_ARGUMENT;");
+      for (size_t i = 0; i < outputs_.size(); ++i)
+        io_checks.push_back("if (outputs != NULL && (const void*)outputs->" + outputs_[i].info.c_name +
+                            " != (const void*)(" + byte_address(io_buffer(BufferKind::Output, i).id, 0) +
+                            ")) return KILN_ERR_BAD_ARGUMENT;");
+    } else {
+      for (const auto& t : inputs_)
+        checks.push_back(TemplateObject{{"expr", "inputs->" + t.info.c_name},
+                                        {"alignment", std::to_string(tensor_alignment(t.info.dtype))}});
+      for (const auto& t : outputs_)
+        checks.push_back(TemplateObject{{"expr", "outputs->" + t.info.c_name},
+                                        {"alignment", std::to_string(tensor_alignment(t.info.dtype))}});
+    }
+    d.set("io_checks", io_checks);
     if (plan_.pools.empty()) d.set("pools", TemplateList{});
 
     // Buffers whose live range ends at each step get poisoned there (debug mode).

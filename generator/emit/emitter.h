@@ -39,6 +39,9 @@ struct EmitOptions {
   std::string module_name = "default";
   std::filesystem::path output_dir;
   std::string model_file;  // for the header comments
+  // --io-in-workspace: inputs/outputs have a pool and offset in the plan; emit
+  // kiln_<mod>_map_inputs/_map_outputs and address them through the pools.
+  bool io_in_workspace = false;
 };
 
 CompiledModule emit_module(const Graph& graph, const BufferizedProgram& program, const EmitPlan& plan,

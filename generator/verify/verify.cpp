@@ -31,6 +31,10 @@ TestSet read_test_set(const fs::path& dir, const CompiledModule& m) {
       if (!fs::exists(f)) throw CompileError("test data '" + f.string() + "' is missing");
       ConstantPtr c = read_tensor_pb(f);
       const auto& info = infos[k];
+      // ONNX's test generator stores bfloat16 tensors as uint16 (the same bits).
+      if (c->dtype() == DType::UInt16 && info.dtype == DType::BFloat16 && c->num_elements() == shape_elements(info.shape))
+        c = Constant::from_bytes(DType::BFloat16, c->shape(),
+                                 std::vector<uint8_t>(c->data(), c->data() + c->size_bytes()));
       if (c->dtype() != info.dtype || c->num_elements() != shape_elements(info.shape))
         throw CompileError("test data '" + f.string() + "' is " + dtype_name(c->dtype()) + " " + shape_str(c->shape()) +
                            " but the model's '" + info.name + "' is " + dtype_name(info.dtype) + " " +
@@ -159,21 +163,38 @@ struct Builder {
     return true;
   }
 
+  // A folder in the cache named after the board, the flags and every file in
+  // `inputs` (path, size, mtime), so editing any of them selects a fresh folder.
+  fs::path cache_dir(const std::string& what, const std::vector<fs::path>& inputs) const {
+    std::string key = board.name + " " + what;
+    for (const auto& x : cflags()) key += " " + x;
+    for (const auto& sp : inputs) key += " " + sp.string() + ":" + std::to_string(fs::file_size(sp)) + ":" +
+                                         std::to_string(fs::last_write_time(sp).time_since_epoch().count());
+    std::string hash = std::to_string(std::hash<std::string>{}(key));
+    fs::path root = opt.crt_cache_dir.empty() ? opt.work_dir / "crt-cache" : opt.crt_cache_dir;
+    return root / (board.name + (what == "crt" ? "" : "-" + what) + "-" + hash);
+  }
+
+  static std::vector<fs::path> c_and_h_files(const fs::path& dir) {
+    std::vector<fs::path> v;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+      if (e.is_regular_file() && (e.path().extension() == ".c" || e.path().extension() == ".h")) v.push_back(e.path());
+    std::sort(v.begin(), v.end());
+    return v;
+  }
+
+  // Publishes a finished temporary folder; another process may have won the race: use theirs.
+  static void publish(const fs::path& tmp, const fs::path& dir) {
+    std::error_code ec;
+    fs::rename(tmp, dir, ec);
+    if (ec) fs::remove_all(tmp, ec);
+  }
+
   // The runtime and kernels, compiled once per board and flag set and reused.
   fs::path crt_library() {
-    auto f = cflags();
-    std::string key = board.name;
-    for (const auto& x : f) key += " " + x;
-    // Invalidate when any crt file changes.
     fs::path crt = kiln_home() / "crt";
-    std::vector<fs::path> srcs;
-    for (const auto& e : fs::recursive_directory_iterator(crt))
-      if (e.is_regular_file() && (e.path().extension() == ".c" || e.path().extension() == ".h")) srcs.push_back(e.path());
-    std::sort(srcs.begin(), srcs.end());
-    for (const auto& sp : srcs) key += " " + sp.string() + ":" + std::to_string(fs::file_size(sp)) + ":" +
-                                       std::to_string(fs::last_write_time(sp).time_since_epoch().count());
-    std::string hash = std::to_string(std::hash<std::string>{}(key));
-    fs::path dir = (opt.crt_cache_dir.empty() ? opt.work_dir / "crt-cache" : opt.crt_cache_dir) / (board.name + "-" + hash);
+    std::vector<fs::path> srcs = c_and_h_files(crt);  // invalidate when any crt file changes
+    fs::path dir = cache_dir("crt", srcs);
     fs::path lib = dir / "libkiln_crt.a";
     if (fs::exists(lib)) return lib;
     fs::path tmp = dir.string() + ".tmp" + std::to_string(::getpid());
@@ -191,10 +212,35 @@ struct Builder {
       log += command_line(ar) + "\n" + r.output;
       return {};
     }
-    std::error_code ec;
-    fs::rename(tmp, dir, ec);  // another process may have won the race: use theirs
-    if (ec) fs::remove_all(tmp, ec);
+    publish(tmp, dir);
     return lib;
+  }
+
+  // The board's startup, support and runner objects: they do not depend on the
+  // model or the test data, so they are compiled once per board and flag set
+  // like the runtime (kept as objects, not an archive, so that nothing the
+  // image needs, e.g. the vector table, is dropped by the linker).
+  std::vector<std::string> board_objects() {
+    fs::path common = kiln_home() / "boards" / "common";
+    fs::path crt_include = kiln_home() / "crt" / "include";
+    std::vector<fs::path> inputs = board.sources;
+    for (const auto& p : c_and_h_files(common)) inputs.push_back(p);
+    for (const auto& p : c_and_h_files(crt_include)) inputs.push_back(p);
+    fs::path dir = cache_dir("board", inputs);
+    auto names = [&](const fs::path& d) {
+      std::vector<std::string> objs;
+      for (size_t k = 0; k < board.sources.size(); ++k)
+        objs.push_back((d / (std::to_string(k) + "_" + board.sources[k].stem().string() + ".o")).string());
+      return objs;
+    };
+    if (fs::exists(dir)) return names(dir);
+    fs::path tmp = dir.string() + ".tmp" + std::to_string(::getpid());
+    fs::create_directories(tmp);
+    std::vector<std::string> objs = names(tmp);
+    for (size_t k = 0; k < board.sources.size(); ++k)
+      if (!compile(board.sources[k], objs[k], {common, crt_include}, true)) return {};
+    publish(tmp, dir);
+    return names(dir);
   }
 };
 
@@ -234,6 +280,14 @@ void parse_run_output(const std::string& out, const std::vector<VerifyCase>& cas
 }
 
 }  // namespace
+
+bool prebuild_runtime(const VerifyOptions& opt, std::string* log) {
+  Board board = load_board(opt.board);
+  Builder b{board, opt, ""};
+  bool ok = !b.crt_library().empty() && (board.sources.empty() || !b.board_objects().empty());
+  if (log) *log = b.log;
+  return ok;
+}
 
 VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const VerifyOptions& opt) {
   Board board = load_board(opt.board);
@@ -278,12 +332,13 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
     report.log = b.log;
     return report;
   }
-  for (const auto& s : board.sources)
-    if (!add(s, {common, crt_include})) {
-      report.failure = "board support for '" + board.name + "' did not compile";
-      report.log = b.log;
-      return report;
-    }
+  std::vector<std::string> board_objs = b.board_objects();
+  if (board_objs.empty() && !board.sources.empty()) {
+    report.failure = "board support for '" + board.name + "' did not compile";
+    report.log = b.log;
+    return report;
+  }
+  objects.insert(objects.end(), board_objs.begin(), board_objs.end());
   fs::path elf = opt.work_dir / (board.kind == "host" ? "runner" : "runner.elf");
   std::vector<std::string> link = {board.cc};
   auto f = b.cflags();

@@ -72,6 +72,12 @@ struct VerifyReport {
 // failing model (the report says why); throws CompileError for bad options.
 VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const VerifyOptions& options);
 
+// Builds the runtime and the board's support objects into the cache
+// (options.crt_cache_dir) unless they are there already, so that many later
+// run_verify_cases calls (possibly in parallel processes) only link them.
+// Returns false, with the compiler output in *log, if they do not build.
+bool prebuild_runtime(const VerifyOptions& options, std::string* log);
+
 // Compares an output against the expected tensor: floats |a-e| <= atol + rtol*|e|
 // (rtol 1e-3, atol 1e-7), NaN matches NaN; integers and bool exactly.
 OutputCheck compare_output(const std::string& name, const Constant& expected, const std::vector<uint8_t>& actual);

@@ -1,0 +1,91 @@
+#include "cli/inspect_command.h"
+
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "fold/fold.h"
+#include "import/node_shape_inference.h"
+#include "import/onnx_importer.h"
+#include "util/error.h"
+
+namespace kiln {
+
+namespace {
+
+std::string op_histogram(const Graph& g) {
+  std::map<std::string, int> ops;
+  for (const auto& n : g.nodes) ops[n->op_type]++;
+  std::string s;
+  for (const auto& [op, c] : ops) s += " " + op + " x" + std::to_string(c);
+  return s.empty() ? " (none)" : s;
+}
+
+void print_values(const char* what, const std::vector<Value*>& vs) {
+  for (const Value* v : vs)
+    std::cout << "  " << what << " " << v->name << ": " << dtype_name(v->dtype)
+              << (v->shape_known ? shape_str(v->shape) : std::string("[?]")) << "\n";
+}
+
+}  // namespace
+
+void add_inspect_command(CLI::App& app) {
+  struct Args {
+    std::string model;
+    std::vector<std::string> input_shapes;
+    int64_t fold_size_limit = 1 << 20;
+    bool gc = true;
+    bool fold = true;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("inspect", "show a model's inputs, outputs, operators and what folding does to it");
+  cmd->add_option("MODEL", args->model, "the .onnx file")->required();
+  cmd->add_option("--input-shape", args->input_shapes, "NAME=D0,D1,... static shape of a dynamic input (repeatable)");
+  cmd->add_option("--fold-size-limit", args->fold_size_limit,
+                  "largest constant (bytes) a fold may create when it is bigger than its inputs");
+  cmd->add_flag("!--no-gc", args->gc, "keep dead constants alive while folding (to see what GC saves)");
+  cmd->add_flag("!--no-fold", args->fold, "only show the imported model");
+  cmd->callback([args]() {
+    ImportOptions io;
+    for (const auto& s : args->input_shapes) {
+      auto eq = s.find('=');
+      if (eq == std::string::npos) throw CompileError("--input-shape '" + s + "' is not NAME=D0,D1,...");
+      Shape shape;
+      std::string dims = s.substr(eq + 1);
+      size_t at = 0;
+      while (at <= dims.size() && !dims.empty()) {
+        size_t comma = dims.find(',', at);
+        try {
+          shape.push_back(std::stoll(dims.substr(at, comma - at)));
+        } catch (const std::exception&) {
+          throw CompileError("--input-shape '" + s + "': '" + dims.substr(at, comma - at) + "' is not a dimension");
+        }
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+      }
+      io.input_shapes[s.substr(0, eq)] = shape;
+    }
+    auto graph = import_onnx(args->model, io);
+    std::cout << "model: " << args->model << " (opset " << graph->opset << ")\n";
+    print_values("input ", graph->inputs);
+    print_values("output", graph->outputs);
+    std::cout << "operators (" << graph->nodes.size() << "):" << op_histogram(*graph) << "\n";
+    if (!args->fold) return;
+    FoldOptions fo;
+    fo.size_limit_bytes = args->fold_size_limit;
+    fo.gc = args->gc;
+    FoldReport r = fold_and_simplify(*graph, fo);
+    // Same alternation as `kiln compile`: shapes settled by folding may unlock more.
+    for (int round = 0; round < 64 && infer_unknown_shapes(*graph) > 0; ++round) {
+      FoldReport more = fold_and_simplify(*graph, fo);
+      r.nodes_after = more.nodes_after;
+      r.constant_bytes_after = more.constant_bytes_after;
+      for (const auto& [k, v] : more.folded) r.folded[k] += v;
+      for (const auto& [k, v] : more.rewritten) r.rewritten[k] += v;
+    }
+    std::cout << fold_report_details(r);
+    std::cout << "operators after folding (" << graph->nodes.size() << "):" << op_histogram(*graph) << "\n";
+  });
+}
+
+}  // namespace kiln

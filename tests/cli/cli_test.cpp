@@ -1,0 +1,242 @@
+// Runs the real `kiln` binary the way a user does and checks what they see:
+// bad input gives exactly one line "kiln: error: ..." naming the node or flag and a
+// non-zero exit, never a crash; good input writes the documented files.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "util/process.h"
+
+namespace fs = std::filesystem;
+using kiln::run_process;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() /
+           ("kiln-cli-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+kiln::ProcessResult kiln_run(std::vector<std::string> args) {
+  args.insert(args.begin(), KILN_EXE);
+  return run_process(args, 120, /*merge_stderr=*/false);
+}
+
+int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+// A one-node model y = OP(x) over float32 [1, 4].
+void write_unary_model(const fs::path& file, const std::string& op, const std::string& domain = "") {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* imp = m.add_opset_import();
+  imp->set_domain("");
+  imp->set_version(13);
+  if (!domain.empty()) {
+    auto* d = m.add_opset_import();
+    d->set_domain(domain);
+    d->set_version(1);
+  }
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  auto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_domain(domain);
+  n->set_name("the_node");
+  n->add_input("x");
+  n->add_output("y");
+  for (const char* name : {"x", "y"}) {
+    auto* vi = std::string(name) == "x" ? g->add_input() : g->add_output();
+    vi->set_name(name);
+    auto* tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnx::TensorProto::FLOAT);
+    tt->mutable_shape()->add_dim()->set_dim_value(1);
+    tt->mutable_shape()->add_dim()->set_dim_value(4);
+  }
+  std::ofstream out(file, std::ios::binary);
+  ASSERT_TRUE(m.SerializeToOstream(&out));
+}
+
+void expect_one_line_error(const kiln::ProcessResult& r, const std::string& must_contain) {
+  EXPECT_EQ(r.exit_code, 1) << r.output << r.error;
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.error.rfind("kiln: error: ", 0), 0u) << r.error;
+  EXPECT_EQ(count_lines(r.error), 1) << r.error;
+  EXPECT_NE(r.error.find(must_contain), std::string::npos) << r.error;
+}
+
+TEST(Cli, TruncatedModelIsAOneLineError) {
+  TempDir t;
+  std::ifstream in(fs::path(KILN_EXAMPLE_DIR) / "model.onnx", std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string bytes = ss.str();
+  ASSERT_GT(bytes.size(), 1000u);
+  std::ofstream(t.path / "truncated.onnx", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  auto r = kiln_run({"compile", (t.path / "truncated.onnx").string(), "-o", (t.path / "out").string()});
+  expect_one_line_error(r, "truncated.onnx");
+  EXPECT_FALSE(fs::exists(t.path / "out" / "metadata.h"));
+}
+
+TEST(Cli, GarbageFileIsAOneLineError) {
+  TempDir t;
+  std::ofstream(t.path / "garbage.onnx", std::ios::binary) << "this is not a protobuf \xff\xfe\x01";
+  auto r = kiln_run({"compile", (t.path / "garbage.onnx").string(), "-o", (t.path / "out").string()});
+  expect_one_line_error(r, "garbage.onnx");
+}
+
+TEST(Cli, MissingModelFileIsAOneLineError) {
+  TempDir t;
+  auto r = kiln_run({"compile", (t.path / "nope.onnx").string(), "-o", (t.path / "out").string()});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.error.find("nope.onnx"), std::string::npos) << r.error;
+}
+
+TEST(Cli, UnknownOperatorNamesTheNode) {
+  TempDir t;
+  // A custom-domain op the checker accepts but Kiln cannot lower.
+  write_unary_model(t.path / "custom.onnx", "FancyOp", "com.example");
+  auto r = kiln_run({"compile", (t.path / "custom.onnx").string(), "-o", (t.path / "out").string()});
+  expect_one_line_error(r, "the_node");
+}
+
+TEST(Cli, OperatorWithoutKernelNamesTheNode) {
+  TempDir t;
+  // A valid ONNX op with no Kiln lowering (String ops make no sense on an MCU).
+  write_unary_model(t.path / "nokernel.onnx", "StringNormalizer");
+  auto r = kiln_run({"compile", (t.path / "nokernel.onnx").string(), "-o", (t.path / "out").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.error;
+  EXPECT_EQ(count_lines(r.error), 1) << r.error;
+}
+
+TEST(Cli, BadPoolFlagNamesTheFlag) {
+  TempDir t;
+  auto r = kiln_run({"compile", std::string(KILN_EXAMPLE_DIR) + "/model.onnx", "-o", (t.path / "out").string(),
+                     "--with-workspace-buffer", "name=sram;size=lots"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.error.find("size"), std::string::npos) << r.error;
+  EXPECT_EQ(count_lines(r.error), 1) << r.error;
+}
+
+TEST(Cli, PoolTooSmallNamesBufferAndShortfall) {
+  TempDir t;
+  auto r = kiln_run({"compile", std::string(KILN_EXAMPLE_DIR) + "/model.onnx", "-o", (t.path / "out").string(),
+                     "--with-workspace-buffer", "name=tiny;size=1024"});
+  EXPECT_EQ(r.exit_code, 1) << r.output << r.error;
+  EXPECT_NE(r.error.find("tiny"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("bytes"), std::string::npos) << r.error;
+}
+
+TEST(Cli, DynamicInputNeedsInputShape) {
+  TempDir t;
+  write_unary_model(t.path / "relu.onnx", "Relu");
+  // Make the batch dimension symbolic.
+  onnx::ModelProto m;
+  {
+    std::ifstream in(t.path / "relu.onnx", std::ios::binary);
+    ASSERT_TRUE(m.ParseFromIstream(&in));
+  }
+  for (auto* vi : {m.mutable_graph()->mutable_input(0), m.mutable_graph()->mutable_output(0)})
+    vi->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param("N");
+  {
+    std::ofstream out(t.path / "dyn.onnx", std::ios::binary);
+    ASSERT_TRUE(m.SerializeToOstream(&out));
+  }
+  auto r = kiln_run({"compile", (t.path / "dyn.onnx").string(), "-o", (t.path / "out").string()});
+  expect_one_line_error(r, "--input-shape");
+  auto ok = kiln_run({"compile", (t.path / "dyn.onnx").string(), "-o", (t.path / "out").string(), "--input-shape",
+                      "x=2,4", "-q"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.error;
+  std::ifstream h(t.path / "out" / "metadata.h");
+  std::stringstream hs;
+  hs << h.rdbuf();
+  EXPECT_NE(hs.str().find("KILN_DEFAULT_INPUT_X_SIZE 32"), std::string::npos) << hs.str().substr(0, 3000);
+}
+
+TEST(Cli, CompileWritesTheDocumentedFiles) {
+  TempDir t;
+  auto r = kiln_run({"compile", std::string(KILN_EXAMPLE_DIR) + "/model.onnx", "-o", (t.path / "out").string(),
+                     "--module-name", "cnn", "--with-workspace-buffer", "name=sram;size=65536",
+                     "--with-parameter-buffer", "name=flash"});
+  ASSERT_EQ(r.exit_code, 0) << r.error;
+  for (const char* f : {"metadata.h", "metadata.c", "operators.c", "parameters_flash.c", "module.mk",
+                        "CMakeLists.txt", "crt/include/kiln_crt.h"})
+    EXPECT_TRUE(fs::exists(t.path / "out" / f)) << f;
+  // The summary names each pool with its size and lower bound.
+  EXPECT_NE(r.output.find("sram"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("lower bound"), std::string::npos) << r.output;
+}
+
+TEST(Cli, HelpListsEveryCommand) {
+  auto r = kiln_run({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* cmd : {"compile", "verify"}) EXPECT_NE(r.output.find(cmd), std::string::npos) << cmd;
+  auto c = kiln_run({"compile", "--help"});
+  EXPECT_EQ(c.exit_code, 0);
+  for (const char* flag : {"--with-workspace-buffer", "--with-parameter-buffer", "--module-name", "--memory-planner",
+                           "--pin", "--output-format", "--executor", "--target", "--report", "--memory-map"})
+    EXPECT_NE(c.output.find(flag), std::string::npos) << flag;
+}
+
+TEST(Cli, VerifyMismatchExitsNonZero) {
+  TempDir t;
+  // Expected outputs of data set 1 paired with the inputs of data set 0.
+  fs::create_directories(t.path / "wrong");
+  fs::copy_file(fs::path(KILN_EXAMPLE_DIR) / "test_data_set_0" / "input_0.pb", t.path / "wrong" / "input_0.pb");
+  fs::copy_file(fs::path(KILN_EXAMPLE_DIR) / "test_data_set_1" / "output_0.pb", t.path / "wrong" / "output_0.pb");
+  auto r = kiln_run({"verify", std::string(KILN_EXAMPLE_DIR) + "/model.onnx", "--data", (t.path / "wrong").string(),
+                     "--board", "host", "--no-sanitize", "--work-dir", (t.path / "work").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output << r.error;
+  EXPECT_NE(r.output.find("FAIL"), std::string::npos) << r.output;
+}
+
+}  // namespace
+
+TEST(Cli, PoolFlagWithoutNameIsAnErrorNotACrash) {
+  TempDir t;
+  auto r = kiln_run({"compile", std::string(KILN_EXAMPLE_DIR) + "/model.onnx", "-o", (t.path / "out").string(),
+                     "--with-workspace-buffer", "size=4096"});
+  expect_one_line_error(r, "missing name=");
+  EXPECT_NE(r.error.find("--with-workspace-buffer"), std::string::npos) << r.error;
+}
+
+TEST(Cli, NoFoldExplainsWhyAComputedShapeIsUnknown) {
+  TempDir t;
+  auto r = kiln_run({"compile", std::string(KILN_EXAMPLE_DIR) + "/model.onnx", "-o", (t.path / "out").string(),
+                     "--no-fold"});
+  expect_one_line_error(r, "--no-fold");
+  EXPECT_NE(r.error.find("Reshape"), std::string::npos) << r.error;
+}
+
+TEST(Cli, InspectListsOperatorsAndWhatFoldingDid) {
+  auto r = kiln_run({"inspect", std::string(KILN_EXAMPLE_DIR) + "/model.onnx"});
+  ASSERT_EQ(r.exit_code, 0) << r.error;
+  // The example: two Conv+BatchNormalization pairs fold into the Conv weights, and the
+  // Unsqueeze/Concat chain that computes the Reshape target becomes a constant.
+  EXPECT_NE(r.output.find("input: float32[1,1,28,28]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("BatchNormalization x2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("conv-batchnorm x2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("folding: 16 -> 11 nodes"), std::string::npos) << r.output;
+  const auto after = r.output.find("operators after folding");
+  ASSERT_NE(after, std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("BatchNormalization", after), std::string::npos) << r.output;
+  auto bad = kiln_run({"inspect", "/nonexistent/model.onnx"});
+  expect_one_line_error(bad, "/nonexistent/model.onnx");
+}
