@@ -58,7 +58,11 @@ bool read_value_info(const onnx::ValueInfoProto& vi, DType* dtype, Shape* shape,
   }
   const auto& tt = vi.type().tensor_type();
   if (!dtype_is_known(tt.elem_type())) {
-    *why = "has unsupported element type " + std::to_string(tt.elem_type());
+    *why = "has element type " +
+           (onnx::TensorProto::DataType_IsValid(tt.elem_type())
+                ? onnx::TensorProto::DataType_Name(onnx::TensorProto::DataType(tt.elem_type()))
+                : std::to_string(tt.elem_type())) +
+           ", which Kiln does not support";
     return false;
   }
   *dtype = DType(tt.elem_type());
@@ -230,9 +234,11 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
     std::string why = "has no type information after shape inference";
     if (it == infos.end() || !read_value_info(*it->second, &dt, &shape, &why)) {
       bool is_tensor = it == infos.end() || it->second->type().has_tensor_type() || !it->second->has_type();
+      const bool shape_problem = why.find("shape") != std::string::npos || why.find("dimension") != std::string::npos;
       if (!allow_unknown || !is_tensor)
         throw CompileError(who + ": value '" + name + "' " + why +
-                           " (Kiln needs static shapes; pass --input-shape NAME=D0,D1,... for dynamic inputs)");
+                           (shape_problem ? " (Kiln needs static shapes; pass --input-shape NAME=D0,D1,... for dynamic inputs)"
+                                          : ""));
       if (it != infos.end() && it->second->type().has_tensor_type() &&
           dtype_is_known(it->second->type().tensor_type().elem_type()))
         dt = DType(it->second->type().tensor_type().elem_type());
