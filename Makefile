@@ -6,6 +6,7 @@
 #   make test       every test: unit, end-to-end (host + QEMU), conformance
 #   make bench      planner / folding / kernel benchmarks (numbers, not pass/fail)
 #   make conformance  the ONNX backend test suite, writes tests/conformance/STATUS.md
+#   make conformance-update  same, and rewrites tests/conformance/expected_failures.txt
 #   make deps       only install the Debian packages
 
 BUILD ?= build
@@ -20,7 +21,7 @@ DEB_PACKAGES := cmake ninja-build g++ pkg-config \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build demo test bench conformance clean
+.PHONY: all deps configure build demo test bench conformance conformance-update clean
 
 all: build
 
@@ -43,10 +44,21 @@ configure: deps $(BUILD)/build.ninja
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The demo: compile the bundled PyTorch-exported CNN into user-named pools (64 KiB
+# of SRAM for every activation and scratch buffer, the weights in a flash pool),
+# then build it for QEMU mps2-an386 (Cortex-M4F), run it and check it against the
+# outputs PyTorch computed.
+DEMO_POOLS := --with-workspace-buffer "name=sram;size=65536" --with-parameter-buffer "name=flash"
 demo: build
-	@$(KILN) compile examples/cnn/model.onnx -o $(BUILD)/demo/cnn --module-name cnn
-	@$(KILN) verify examples/cnn/model.onnx --data examples/cnn/test_data_set_0 --board mps2-an386 \
-	    --work-dir $(BUILD)/demo/verify
+	@echo "== kiln compile examples/cnn/model.onnx (a PyTorch-exported CNN)"
+	@$(KILN) compile examples/cnn/model.onnx -o $(BUILD)/demo/cnn --module-name cnn $(DEMO_POOLS)
+	@echo
+	@echo "== kiln verify on QEMU mps2-an386 (Cortex-M4F), outputs vs PyTorch's reference"
+	@$(KILN) verify examples/cnn/model.onnx --data examples/cnn/test_data_set_0 \
+	    --data examples/cnn/test_data_set_1 --board mps2-an386 --module-name cnn $(DEMO_POOLS) \
+	    --show-outputs 10 --work-dir $(BUILD)/demo/verify -q
+	@echo
+	@echo "The generated module is in $(BUILD)/demo/cnn (metadata.h is its API)."
 
 test: build
 	cd $(BUILD) && ctest -j $(JOBS) --output-on-failure --timeout 1500
@@ -56,6 +68,9 @@ bench: build
 
 conformance: build
 	cmake --build $(BUILD) --target conformance
+
+conformance-update: build
+	cmake --build $(BUILD) --target conformance-update
 
 clean:
 	rm -rf $(BUILD)
