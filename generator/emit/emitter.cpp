@@ -434,7 +434,9 @@ class Emitter {
       if (b.kind != BufferKind::Constant || plan_.buffer_pool[size_t(b.id)] != p) continue;
       uint64_t off = plan_.buffer_offset[size_t(b.id)];
       if (off + b.size_bytes > image.size()) throw std::logic_error("emitter: constant '" + b.name + "' beyond pool end");
-      if (b.size_bytes) std::copy(b.constant->data(), b.constant->data() + b.size_bytes, image.begin() + int64_t(off));
+      // write_bytes rounds a folded (wide or transformed) constant straight into the
+      // image; data() would cache a second rounded copy of every such constant.
+      if (b.size_bytes) b.constant->write_bytes(image.data() + off);
       ++count;
     }
     d.set("name", ep.name);
