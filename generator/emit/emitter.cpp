@@ -1,5 +1,6 @@
 #include "emit/emitter.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <fstream>
@@ -37,6 +38,36 @@ uint32_t tensor_alignment(DType t) {
 }
 
 // The module's view of one caller tensor, for the templates and CompiledModule.
+// Writes bytes as the body of a C array initializer, 16 per line ("  0x3f,...").
+class HexArrayWriter {
+ public:
+  explicit HexArrayWriter(std::ostream& out) : out_(out) {}
+  void bytes(const uint8_t* p, size_t n) {
+    for (size_t i = 0; i < n; ++i) put(p[i]);
+  }
+  void zeros(uint64_t n) {
+    for (uint64_t i = 0; i < n; ++i) put(0);
+  }
+  void finish() {
+    if (col_) out_ << line_ << '\n';
+    col_ = 0;
+  }
+
+ private:
+  void put(uint8_t b) {
+    static const char* hex = "0123456789abcdef";
+    if (col_ == 0) line_.assign("  ");
+    line_ += "0x";
+    line_ += hex[b >> 4];
+    line_ += hex[b & 15];
+    line_ += ',';
+    if (++col_ == 16) finish();
+  }
+  std::ostream& out_;
+  std::string line_;
+  int col_ = 0;
+};
+
 struct IoTensor {
   const Value* value;
   CompiledTensor info;
@@ -428,17 +459,19 @@ class Emitter {
 
   std::string write_parameter_file(int p, TemplateData d) const {
     const auto& ep = plan_.pools[size_t(p)];
-    std::vector<uint8_t> image(ep.size_bytes, 0);
-    int count = 0;
+    // The pool's constants in address order. They are streamed into the C array one
+    // at a time (gaps as zeros), so the host never holds a whole-pool image: peak
+    // memory is the model plus the largest single constant.
+    std::vector<std::pair<uint64_t, const Buffer*>> placed;
     for (const auto& b : prog_.buffers) {
       if (b.kind != BufferKind::Constant || plan_.buffer_pool[size_t(b.id)] != p) continue;
       uint64_t off = plan_.buffer_offset[size_t(b.id)];
-      if (off + b.size_bytes > image.size()) throw std::logic_error("emitter: constant '" + b.name + "' beyond pool end");
-      // write_bytes rounds a folded (wide or transformed) constant straight into the
-      // image; data() would cache a second rounded copy of every such constant.
-      if (b.size_bytes) b.constant->write_bytes(image.data() + off);
-      ++count;
+      if (off + b.size_bytes > ep.size_bytes) throw std::logic_error("emitter: constant '" + b.name + "' beyond pool end");
+      placed.emplace_back(off, &b);
     }
+    std::sort(placed.begin(), placed.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first || (a.first == b.first && a.second->id < b.second->id); });
+    const int count = int(placed.size());
     d.set("name", ep.name);
     d.set("size", std::to_string(ep.size_bytes));
     d.set("num_constants", std::to_string(count));
@@ -455,20 +488,21 @@ class Emitter {
     std::ofstream out(opt_.output_dir / file, std::ios::binary);
     if (!out) throw CompileError("cannot write '" + (opt_.output_dir / file).string() + "'");
     out << text.substr(0, at);
-    static const char* hex = "0123456789abcdef";
-    std::string line;
-    if (image.empty()) image.push_back(0);
-    for (size_t i = 0; i < image.size(); i += 16) {
-      line.assign("  ");
-      for (size_t j = i; j < std::min(image.size(), i + 16); ++j) {
-        line += "0x";
-        line += hex[image[j] >> 4];
-        line += hex[image[j] & 15];
-        line += ',';
-      }
-      line += '\n';
-      out << line;
+    HexArrayWriter hex(out);
+    std::vector<uint8_t> bytes;
+    uint64_t pos = 0;
+    for (const auto& [off, b] : placed) {
+      if (off < pos) throw std::logic_error("emitter: constants '" + b->name + "' overlaps the one before it");
+      hex.zeros(off - pos);
+      bytes.resize(b->size_bytes);
+      // write_bytes rounds a folded (wide or transformed) constant straight into
+      // the buffer; data() would cache a second rounded copy of every such constant.
+      if (b->size_bytes) b->constant->write_bytes(bytes.data());
+      hex.bytes(bytes.data(), bytes.size());
+      pos = off + b->size_bytes;
     }
+    hex.zeros(std::max<uint64_t>(ep.size_bytes, 1) - pos);
+    hex.finish();
     out << text.substr(at + marker.size() + 1);
     if (!out) throw CompileError("error while writing '" + file + "'");
     return file;
