@@ -120,7 +120,11 @@ void run(const VerifyArgs& a) {
   uint64_t io = 0;
   for (const auto& t : m.inputs) io += t.size_bytes;
   for (const auto& t : m.outputs) io += t.size_bytes;
-  std::cout << "  RAM   inputs + outputs (caller's buffers): " << io << " bytes\n";
+  if (a.compile.io_in_workspace)
+    std::cout << "  RAM   inputs + outputs: inside the workspace pool (--io-in-workspace), " << io
+              << " bytes reached through map_inputs/map_outputs\n";
+  else
+    std::cout << "  RAM   inputs + outputs (caller's buffers): " << io << " bytes\n";
   if (r.size.text + r.size.data + r.size.bss > 0)
     std::cout << "  whole test image: flash " << r.size.text + r.size.data << " bytes (text+data), RAM "
               << r.size.data + r.size.bss << " bytes (data+bss, incl. test data and buffers)\n";
