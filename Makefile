@@ -15,7 +15,7 @@ KILN := $(BUILD)/kiln
 
 DEB_PACKAGES := cmake ninja-build g++ pkg-config \
   libonnx-dev libprotobuf-dev protobuf-compiler libcli11-dev nlohmann-json3-dev \
-  libkainjow-mustache-dev libgtest-dev libgmock-dev libbenchmark-dev \
+  libkainjow-mustache-dev libgtest-dev libgmock-dev \
   qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi \
   libonnx-testdata python3-onnx python3-numpy
 
