@@ -37,5 +37,6 @@
 #include "kiln/sample.h"
 #include "kiln/signal.h"
 #include "kiln/loss.h"
+#include "kiln/optimizer.h"
 
 #endif /* KILN_KERNELS_H */

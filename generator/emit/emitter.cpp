@@ -444,7 +444,8 @@ class Emitter {
       o["call"] = call;
       TemplateList arr;
       for (auto& a : arrays) arr.push_back(a);
-      o["arrays"] = arr;
+      o["arrays"] = arr;  // pointer arrays ($inptrs, $outptrs) declared in one block with the call
+      o["has_arrays"] = !arrays.empty();
       TemplateList poison;
       for (int b : dies[i])
         poison.push_back(byte_address(b, 0) + ", " + std::to_string(prog_.buffers[size_t(b)].size_bytes) + "u");

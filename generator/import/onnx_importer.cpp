@@ -145,7 +145,15 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
   for (const auto& imp : model.opset_import()) {
     if (is_default_domain(imp.domain())) opset = imp.version();
   }
-  if (opset < 0) throw CompileError("model imports no default-domain (ai.onnx) opset");
+  if (opset < 0) {
+    // A model made only of other domains' ops (e.g. an ai.onnx.preview.training
+    // optimizer step) needs no ai.onnx opset; one that uses ai.onnx ops does.
+    for (const auto& np : model.graph().node())
+      if (is_default_domain(np.domain()))
+        throw CompileError("model imports no default-domain (ai.onnx) opset but node '" + np.name() + "' (" +
+                           np.op_type() + ") is an ai.onnx operator");
+    opset = kMaxOpset;
+  }
   if (opset >= 1 && opset < kMinOpset) {
     // Old models (e.g. PyTorch exports at opset 6) are brought up to the oldest opset
     // the lowerings know, with ONNX's own version converter, so no lowering has to
@@ -264,7 +272,10 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
     node_names.insert(name);
     ++index;
     std::string who = np.op_type() + " '" + name + "'";
-    if (!is_default_domain(np.domain()))
+    // Besides ai.onnx only the training optimizers' domain is known (lowered in
+    // lower/ops/optimizer.cpp); their op names cannot be mistaken for ai.onnx ops
+    // by the folder, which only knows default-domain op types.
+    if (!is_default_domain(np.domain()) && np.domain() != "ai.onnx.preview.training")
       throw CompileError(who + ": operator domain '" + np.domain() + "' is not supported");
 
     // Constant nodes become constant values directly.
@@ -320,6 +331,7 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
       outs.push_back(make_value(out_name, who, true));
     }
     Node* n = graph->add_node(np.op_type(), name, ins, outs);
+    if (!is_default_domain(np.domain())) n->domain = np.domain();
     for (const auto& a : np.attribute()) n->attrs[a.name()] = convert_attribute(a, *n, base_dir);
   }
 

@@ -40,8 +40,9 @@ void ensure_registered() {
     register_einsum_lowerings();
     register_det_lowerings();
     register_control_flow_lowerings();
-    register_misc_lowerings();  // after layout: replaces its view-only Dropout
+    register_misc_lowerings();
     register_loss_lowerings();
+    register_optimizer_lowerings();
     return true;
   }();
   (void)done;
@@ -49,7 +50,16 @@ void ensure_registered() {
 
 }  // namespace
 
+// Ops of other domains are keyed "<domain>::<op_type>".
+std::string registry_key(const std::string& domain, const std::string& op_type) {
+  return domain.empty() || domain == "ai.onnx" ? op_type : domain + "::" + op_type;
+}
+
 void register_lowering(const std::string& op_type, LowerFn fn) { registry()[op_type] = std::move(fn); }
+
+void register_domain_lowering(const std::string& domain, const std::string& op_type, LowerFn fn) {
+  registry()[registry_key(domain, op_type)] = std::move(fn);
+}
 
 bool has_lowering(const std::string& op_type) {
   ensure_registered();
@@ -65,9 +75,10 @@ std::vector<std::string> supported_ops() {
 
 KernelCall lower_node(const Node& node) {
   ensure_registered();
-  if (!node.domain.empty() && node.domain != "ai.onnx")
-    throw CompileError(node.describe() + ": operator domain '" + node.domain + "' is not supported");
-  auto it = registry().find(node.op_type);
+  auto it = registry().find(registry_key(node.domain, node.op_type));
+  if (it == registry().end() && registry_key(node.domain, node.op_type) != node.op_type)
+    throw CompileError(node.describe() + ": operator domain '" + node.domain + "' is not supported" +
+                       " (Kiln knows ai.onnx and the Adagrad/Momentum/Adam of ai.onnx.preview.training)");
   if (it == registry().end())
     throw CompileError(node.describe() + ": operator '" + node.op_type + "' is not supported by Kiln");
   return it->second(node);

@@ -60,6 +60,8 @@ using LowerFn = std::function<KernelCall(const Node&)>;
 // Registers a lowering for an op type (default ONNX domain). Each file in
 // lower/ops/ registers its ops through a static KILN_REGISTER_LOWERING.
 void register_lowering(const std::string& op_type, LowerFn fn);
+// Registers a lowering for an op of another domain (e.g. ai.onnx.preview.training).
+void register_domain_lowering(const std::string& domain, const std::string& op_type, LowerFn fn);
 // The lowering for `node`; throws CompileError naming the node when the op type has
 // no lowering. The lowering itself throws CompileError for unsupported
 // dtypes/attributes, always naming the node (node.describe()).

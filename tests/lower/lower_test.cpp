@@ -292,6 +292,32 @@ TEST(Lowering, UnknownOpAndDomainNameTheNode) {
   EXPECT_NO_THROW(lower_node(n));
 }
 
+TEST(Lowering, TrainingOptimizersLiveInTheirOwnDomain) {
+  OneNode t;
+  t.in("R", {}, DType::Float32);
+  t.in("T", {}, DType::Int64);
+  t.in("X", {3});
+  t.in("G", {3});
+  t.in("V", {3});
+  t.out("X_new", {3});
+  t.out("V_new", {3});
+  Node& n = t.make("Momentum", "step");
+  n.attrs["alpha"] = 0.9;
+  n.attrs["beta"] = 1.0;
+  n.attrs["norm_coefficient"] = 0.0;
+  n.attrs["mode"] = std::string("nesterov");
+  EXPECT_CONTAINS(lower_error(n), "not supported");  // no ai.onnx Momentum
+  n.domain = "ai.onnx.preview.training";
+  KernelCall k = lower_node(n);
+  EXPECT_CONTAINS(k.call, "kiln_momentum_f32(&$params, $inptrs, $outptrs)");
+  EXPECT_CONTAINS(k.params_init, ".nesterov = 1u");
+  n.attrs["mode"] = std::string("sideways");
+  EXPECT_CONTAINS(lower_error(n), "sideways");
+  n.attrs["mode"] = std::string("standard");
+  n.inputs.pop_back();  // V missing: the operand count no longer fits
+  EXPECT_CONTAINS(lower_error(n), "per updated tensor");
+}
+
 TEST(Lowering, FoundationOpsAreRegistered) {
   for (const char* op : {"Conv", "Gemm", "MatMul", "Relu", "Clip", "Sigmoid", "Tanh", "MaxPool", "AveragePool",
                          "GlobalAveragePool", "Add", "Sub", "Mul", "Div", "Reshape", "Flatten", "Transpose",

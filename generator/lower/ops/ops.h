@@ -11,7 +11,7 @@ void register_quantize_lowerings();       // QuantizeLinear DequantizeLinear Dyn
 void register_resize_lowerings();         // Resize Upsample (called by pool)
 void register_gemm_lowerings();           // Gemm MatMul MatMulInteger QLinearMatMul
 void register_pool_lowerings();           // MaxPool AveragePool LpPool Global*Pool MaxUnpool
-void register_layout_lowerings();         // Reshape Flatten Squeeze Unsqueeze Identity Dropout Transpose Concat Split Expand Tile DepthToSpace SpaceToDepth
+void register_layout_lowerings();         // Reshape Flatten Squeeze Unsqueeze Identity Transpose Concat Split Expand Tile DepthToSpace SpaceToDepth
 void register_normalization_lowerings();  // BatchNormalization
 void register_reduce_lowerings();         // Reduce* ArgMax ArgMin CumSum TopK
 void register_softmax_lowerings();        // Softmax LogSoftmax Hardmax
@@ -25,6 +25,7 @@ void register_einsum_lowerings();         // Einsum
 void register_det_lowerings();            // Det
 void register_control_flow_lowerings();   // KilnSelect KilnTakeSlice (flattened If / Scan)
 void register_loss_lowerings();           // NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
+void register_optimizer_lowerings();      // ai.onnx.preview.training: Adagrad Momentum Adam
 void register_misc_lowerings();           // Shrink EyeLike ReverseSequence Dropout (mask / runtime training_mode); calls the two below
 void register_sample_lowerings();         // GridSample RoiAlign
 void register_signal_lowerings();         // HannWindow HammingWindow BlackmanWindow DFT STFT MelWeightMatrix
