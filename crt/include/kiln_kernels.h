@@ -38,5 +38,6 @@
 #include "kiln/signal.h"
 #include "kiln/loss.h"
 #include "kiln/optimizer.h"
+#include "kiln/text.h"
 
 #endif /* KILN_KERNELS_H */

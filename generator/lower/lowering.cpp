@@ -43,6 +43,7 @@ void ensure_registered() {
     register_misc_lowerings();
     register_loss_lowerings();
     register_optimizer_lowerings();
+    register_text_lowerings();
     return true;
   }();
   (void)done;

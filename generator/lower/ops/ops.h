@@ -26,6 +26,7 @@ void register_det_lowerings();            // Det
 void register_control_flow_lowerings();   // KilnSelect KilnTakeSlice (flattened If / Scan)
 void register_loss_lowerings();           // NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
 void register_optimizer_lowerings();      // ai.onnx.preview.training: Adagrad Momentum Adam
+void register_text_lowerings();           // TfIdfVectorizer
 void register_misc_lowerings();           // Shrink EyeLike ReverseSequence Dropout (mask / runtime training_mode); calls the two below
 void register_sample_lowerings();         // GridSample RoiAlign
 void register_signal_lowerings();         // HannWindow HammingWindow BlackmanWindow DFT STFT MelWeightMatrix
