@@ -155,9 +155,12 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
     opset = kMaxOpset;
   }
   if (opset >= 1 && opset < kMinOpset) {
-    // Old models (e.g. PyTorch exports at opset 6) are brought up to the oldest opset
-    // the lowerings know, with ONNX's own version converter, so no lowering has to
-    // carry pre-opset-7 semantics (legacy `broadcast` attributes, consumed_inputs).
+    // Old models (e.g. PyTorch exports at opset 6) are brought up with ONNX's own
+    // version converter, so no lowering has to carry pre-opset-7 semantics (legacy
+    // `broadcast` attributes, consumed_inputs). The target is opset 9, not 7:
+    // those exporters wrote int64 Constants (Reshape/Tile shapes), which only
+    // Constant-9 accepts, so at 7 the converted model fails shape inference.
+    constexpr int64_t kUpgradeOpset = 9;
     try {
       // The converter's adapters need input shapes (e.g. for broadcasting rules).
       try {
@@ -167,12 +170,12 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
       }
       restore_sliced_initializers(model, mb);
       make_prelu_slopes_per_channel(model);
-      model = onnx::version_conversion::ConvertVersion(model, int(kMinOpset));
+      model = onnx::version_conversion::ConvertVersion(model, int(kUpgradeOpset));
     } catch (const std::exception& e) {
       throw CompileError("model uses opset " + std::to_string(opset) + " and ONNX's version converter could not " +
-                         "bring it to opset " + std::to_string(kMinOpset) + ": " + one_line(e.what()));
+                         "bring it to opset " + std::to_string(kUpgradeOpset) + ": " + one_line(e.what()));
     }
-    opset = kMinOpset;
+    opset = kUpgradeOpset;
   }
   if (opset < kMinOpset || opset > kMaxOpset)
     throw CompileError("model uses opset " + std::to_string(opset) + "; Kiln supports ai.onnx opsets " +
