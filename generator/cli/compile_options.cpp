@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "sequence/sequence_io.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -56,6 +57,13 @@ void add_compile_options(CLI::App* cmd, CompileOptions* o) {
         for (const auto& s : specs) o->input_shapes.insert(parse_input_shape(s));
       },
       "NAME=D0,D1,...: fix the shape of a graph input with dynamic dimensions (repeatable)");
+  cmd->add_option_function<std::vector<std::string>>(
+      "--sequence-input",
+      [o](const std::vector<std::string>& specs) {
+        for (const auto& s : specs) o->sequence_inputs.insert(parse_sequence_input_spec(s));
+      },
+      "NAME=COUNT:D0,D1,... or NAME=D0,D1;D0,D1;...: element count and shapes of a sequence-typed graph input "
+      "(repeatable; exposed as inputs NAME_0 .. NAME_{COUNT-1})");
   cmd->add_option("--fold-size-limit", o->fold_size_limit,
                   "largest constant (bytes) a fold may create; bigger Expand/Tile results stay runtime ops")
       ->capture_default_str()

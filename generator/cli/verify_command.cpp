@@ -10,6 +10,7 @@
 #include "cli/compile_options.h"
 #include "import/tensor_proto.h"
 #include "ir/graph.h"
+#include "sequence/sequence_io.h"
 #include "util/error.h"
 #include "verify/verify.h"
 
@@ -57,6 +58,11 @@ void run(const VerifyArgs& a) {
                                      : fs::absolute(a.work_dir);  // generated #includes need absolute paths
   CompileOptions co = a.compile;
   co.output_dir = work / "module";
+  // Sequence inputs not fixed by --sequence-input take the element count and shapes
+  // of the first data set (input_K.pb is a SequenceProto).
+  if (!a.data.empty())
+    for (const auto& [name, shapes] : sequence_shapes_from_test_data(a.model, a.data.front()))
+      co.sequence_inputs.insert({name, shapes});
   CompiledModule m = compile_model(a.model, co);
 
   std::vector<VerifyCase> cases;

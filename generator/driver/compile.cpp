@@ -16,6 +16,7 @@
 #include "import/onnx_importer.h"
 #include "planner/plan_report.h"
 #include "planner/pool_spec.h"
+#include "sequence/resolve_sequences.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -87,6 +88,7 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
 
   ImportOptions import_options;
   import_options.input_shapes = o.input_shapes;
+  import_options.sequence_inputs = o.sequence_inputs;
   std::unique_ptr<Graph> graph = import_onnx(model_path, import_options);
 
   FoldReport fold_report;
@@ -102,8 +104,12 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
       if (round == 0) fold_report = r;
       else fold_report_accumulate(fold_report, r);
     }
-    if (infer_unknown_shapes(*graph) == 0) break;
+    // Sequence ops are resolved as soon as their positions are folded to constants
+    // (sequence/resolve_sequences.h); the elements they expose may unlock more.
+    const size_t sequences = resolve_sequences(*graph);
+    if (infer_unknown_shapes(*graph) == 0 && sequences == 0) break;
   }
+  require_sequences_resolved(*graph);
   try {
     require_static_shapes(*graph);
   } catch (const CompileError& e) {

@@ -23,6 +23,9 @@ struct CompileOptions {
   int64_t planner_budget_ms = 5000;            // --planner-budget-ms
   bool io_in_workspace = false;                // --io-in-workspace
   std::map<std::string, Shape> input_shapes;   // --input-shape NAME=D0,D1,...
+  // --sequence-input: element shapes of a sequence-typed graph input (its count is
+  // the number of shapes). See sequence/sequence_io.h.
+  std::map<std::string, std::vector<Shape>> sequence_inputs;
   int64_t fold_size_limit = 1 << 20;           // --fold-size-limit BYTES
   bool fold = true;                            // --no-fold turns folding off
   bool alias_views = true;                     // --no-alias: every view op becomes a copy

@@ -30,6 +30,15 @@ struct CompiledPool {
   std::string size_macro;  // KILN_<MOD>_<POOL>_WORKSPACE_SIZE / _PARAMETER_SIZE
 };
 
+// An ONNX sequence-typed graph input/output: `count` consecutive entries of
+// CompiledModule::inputs/outputs starting at `first` (named <name>_0..); `position`
+// is its index among the ONNX graph's inputs/outputs (the test data's input_K.pb).
+struct CompiledSequence {
+  std::string name;
+  bool is_input = true;
+  size_t position = 0, first = 0, count = 0;
+};
+
 struct CompiledModule {
   std::string module_name;            // "cnn": symbols are kiln_cnn_*
   std::filesystem::path dir;          // output folder
@@ -39,6 +48,7 @@ struct CompiledModule {
   std::vector<std::filesystem::path> include_dirs;
   std::filesystem::path crt_dir;      // the crt copy in the output (include/ + src/)
   std::vector<CompiledTensor> inputs, outputs;
+  std::vector<CompiledSequence> sequences;  // sequence-typed graph inputs/outputs
   std::vector<CompiledPool> pools;    // workspace pools, then parameter pools
 };
 

@@ -109,6 +109,7 @@ class Emitter {
     m.include_dirs = {opt_.output_dir, m.crt_dir / "include"};
     for (const auto& t : inputs_) m.inputs.push_back(t.info);
     for (const auto& t : outputs_) m.outputs.push_back(t.info);
+    for (const auto& si : g_.sequence_io) m.sequences.push_back({si.name, si.is_input, si.position, si.first, si.count});
     for (size_t p = 0; p < plan_.pools.size(); ++p) {
       const auto& ep = plan_.pools[p];
       CompiledPool cp;
@@ -242,6 +243,18 @@ class Emitter {
     d.set("io_in_workspace", TemplateData(opt_.io_in_workspace));
     d.set("mapped_inputs", mapped_io_list(inputs_, BufferKind::Input));
     d.set("mapped_outputs", mapped_io_list(outputs_, BufferKind::Output));
+    TemplateList seqs;  // sequence inputs/outputs: a count macro each (docs/user-guide.md)
+    for (const auto& si : g_.sequence_io) {
+      TemplateObject o;
+      o["name"] = si.name;
+      o["macro"] = c_macro_name(si.name);
+      o["kind"] = si.is_input ? "INPUT" : "OUTPUT";
+      o["count"] = std::to_string(si.count);
+      o["elements"] = si.count == 0 ? std::string("no members")
+                                    : si.name + "_0 .. " + si.name + "_" + std::to_string(si.count - 1);
+      seqs.push_back(o);
+    }
+    d.set("sequences", seqs);
     TemplateList ws, ps, user_ws, user_ps, internal_ws;
     int n_ws = 0, n_ps = 0, user_w = 0, user_p = 0;
     for (size_t p = 0; p < plan_.pools.size(); ++p) {

@@ -240,6 +240,17 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
   // is created with shape_known = false; the driver re-infers it after folding.
   auto make_value = [&](const std::string& name, const std::string& who, bool allow_unknown) -> Value* {
     auto it = infos.find(name);
+    // A sequence of tensors: no shape; sequence/resolve_sequences.h replaces it by its elements.
+    if (it != infos.end() && it->second->type().has_sequence_type()) {
+      const auto& st = it->second->type().sequence_type();
+      if (!st.has_elem_type() || !st.elem_type().has_tensor_type())
+        throw CompileError(who + ": value '" + name + "' is a sequence of non-tensors, which Kiln does not support");
+      const int32_t et = st.elem_type().tensor_type().elem_type();
+      Value* v = graph->add_value(name, dtype_is_known(et) ? DType(et) : DType::Undefined, {});
+      v->is_sequence = true;
+      v->shape_known = false;
+      return v;
+    }
     DType dt = DType::Undefined;
     Shape shape;
     std::string why = "has no type information after shape inference";
@@ -260,12 +271,52 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
     return graph->add_value(name, dt, shape);
   };
 
+  size_t input_position = 0;
+  std::set<std::string> used_sequence_inputs;
   for (const auto& vi : g->input()) {
     if (graph->find_value(vi.name())) continue;  // initializer with a default
+    const size_t position = input_position++;
+    if (vi.type().has_sequence_type()) {
+      // A sequence input of N elements is N tensor inputs <name>_0.. (shapes from
+      // --sequence-input) feeding a SequenceConstruct; see docs/user-guide.md.
+      auto sit = options.sequence_inputs.find(vi.name());
+      if (sit == options.sequence_inputs.end())
+        throw CompileError("graph input '" + vi.name() + "' is a sequence; pass its element count and shapes with " +
+                           "--sequence-input " + vi.name() + "=COUNT:D0,D1,...");
+      used_sequence_inputs.insert(vi.name());
+      Value* seq = make_value(vi.name(), "graph input", false);
+      if (seq->dtype == DType::Undefined)
+        throw CompileError("graph input '" + vi.name() + "' is a sequence of an element type Kiln does not support");
+      SequenceInterface si;
+      si.name = vi.name();
+      si.is_input = true;
+      si.position = position;
+      si.first = graph->inputs.size();
+      si.count = sit->second.size();
+      std::vector<Value*> elems;
+      for (size_t i = 0; i < sit->second.size(); ++i) {
+        const std::string en = vi.name() + "_" + std::to_string(i);
+        if (graph->find_value(en))
+          throw CompileError("graph input '" + vi.name() + "': element name '" + en + "' is already used in the model");
+        Value* e = graph->add_value(en, seq->dtype, sit->second[i]);
+        e->is_graph_input = true;
+        graph->inputs.push_back(e);
+        elems.push_back(e);
+      }
+      Node* n = graph->add_node(elems.empty() ? "SequenceEmpty" : "SequenceConstruct",
+                                graph->unique_name(vi.name() + ".construct"), elems, {seq});
+      if (elems.empty()) n->attrs["dtype"] = int64_t(seq->dtype);
+      graph->sequence_io.push_back(si);
+      continue;
+    }
     Value* v = make_value(vi.name(), "graph input", false);
     v->is_graph_input = true;
     graph->inputs.push_back(v);
   }
+
+  for (const auto& [name, _] : options.sequence_inputs)
+    if (!used_sequence_inputs.count(name))
+      throw CompileError("--sequence-input names '" + name + "', which is not a sequence-typed graph input");
 
   std::set<std::string> node_names;
   int index = 0;
@@ -335,7 +386,15 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
     }
     Node* n = graph->add_node(np.op_type(), name, ins, outs);
     if (!is_default_domain(np.domain())) n->domain = np.domain();
-    for (const auto& a : np.attribute()) n->attrs[a.name()] = convert_attribute(a, *n, base_dir);
+    for (const auto& a : np.attribute()) {
+      // SequenceMap's body is unrolled per element once the sequence lengths are
+      // known (sequence/resolve_sequences.cpp); until then it is kept serialized.
+      if (np.op_type() == "SequenceMap" && a.name() == "body" && a.type() == onnx::AttributeProto::GRAPH) {
+        n->attrs["body"] = a.g().SerializeAsString();
+        continue;
+      }
+      n->attrs[a.name()] = convert_attribute(a, *n, base_dir);
+    }
   }
 
   for (const auto& vi : g->output()) {

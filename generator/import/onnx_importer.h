@@ -17,6 +17,10 @@ namespace kiln {
 struct ImportOptions {
   // Overrides for graph input shapes (resolves dynamic dims such as a batch 'N').
   std::map<std::string, Shape> input_shapes;
+  // Element shapes of sequence-typed graph inputs (the count is the number of
+  // shapes). Such an input becomes tensor inputs <name>_0.. feeding a
+  // SequenceConstruct (or a SequenceEmpty when the count is 0).
+  std::map<std::string, std::vector<Shape>> sequence_inputs;
 };
 
 // Throws CompileError with a one-line message for a corrupt file, a model the

@@ -40,6 +40,10 @@ struct Value {
   ConstantPtr constant;        // set when the value is known at compile time
   bool is_graph_input = false;
   bool is_graph_output = false;
+  // An ONNX sequence (seq(tensor(dtype))): `dtype` is the element dtype and
+  // `shape_known` stays false. Sequence values exist only between import and
+  // sequence/resolve_sequences.h, which replaces them by their element tensors.
+  bool is_sequence = false;
 
   bool is_constant() const { return constant != nullptr; }
   int64_t num_elements() const { return shape_elements(shape); }
@@ -73,6 +77,18 @@ class Node {
   std::string describe() const;
 };
 
+// An ONNX graph input/output of sequence type. Kiln exposes it as `count` plain
+// tensor inputs/outputs named <name>_0 .. <name>_{count-1}, at `first` in
+// Graph::inputs/outputs; `position` is its index among the ONNX graph's own
+// inputs (initializers excluded) / outputs. See docs/user-guide.md.
+struct SequenceInterface {
+  std::string name;
+  bool is_input = true;
+  size_t position = 0;
+  size_t first = 0;
+  size_t count = 0;
+};
+
 class Graph {
  public:
   std::string name;
@@ -80,6 +96,7 @@ class Graph {
   std::vector<Value*> inputs;   // runtime graph inputs (initializers excluded)
   std::vector<Value*> outputs;
   std::list<std::unique_ptr<Node>> nodes;  // topological schedule
+  std::vector<SequenceInterface> sequence_io;  // sequence-typed graph inputs/outputs, in order
 
   Value* add_value(std::string name, DType dtype, Shape shape);
   Value* find_value(const std::string& name) const;

@@ -11,6 +11,7 @@
 #include "emit/c_names.h"
 #include "import/tensor_proto.h"
 #include "ir/graph.h"
+#include "sequence/sequence_io.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/process.h"
@@ -24,26 +25,46 @@ TestSet read_test_set(const fs::path& dir, const CompiledModule& m) {
   if (!fs::is_directory(dir)) throw CompileError("--data '" + dir.string() + "' is not a folder");
   TestSet t;
   t.dir = dir;
-  auto read_all = [&](const char* prefix, size_t count, const std::vector<CompiledTensor>& infos,
+  auto read_all = [&](const char* prefix, bool inputs, const std::vector<CompiledTensor>& infos,
                       std::vector<ConstantPtr>* out) {
-    for (size_t k = 0; k < count; ++k) {
+    // A sequence input/output (input_K.pb holds a SequenceProto) is `count`
+    // consecutive compiled tensors; every other file is one tensor.
+    size_t ci = 0, npos = infos.size();
+    for (const auto& s : m.sequences)
+      if (s.is_input == inputs) npos = npos + 1 - s.count;
+    for (size_t k = 0; k < npos; ++k) {
+      const CompiledSequence* seq = nullptr;
+      for (const auto& s : m.sequences)
+        if (s.is_input == inputs && s.position == k) seq = &s;
       fs::path f = dir / (std::string(prefix) + std::to_string(k) + ".pb");
       if (!fs::exists(f)) throw CompileError("test data '" + f.string() + "' is missing");
-      ConstantPtr c = read_tensor_pb(f);
-      const auto& info = infos[k];
-      // ONNX's test generator stores bfloat16 tensors as uint16 (the same bits).
-      if (c->dtype() == DType::UInt16 && info.dtype == DType::BFloat16 && c->num_elements() == shape_elements(info.shape))
-        c = Constant::from_bytes(DType::BFloat16, c->shape(),
-                                 std::vector<uint8_t>(c->data(), c->data() + c->size_bytes()));
-      if (c->dtype() != info.dtype || c->num_elements() != shape_elements(info.shape))
-        throw CompileError("test data '" + f.string() + "' is " + dtype_name(c->dtype()) + " " + shape_str(c->shape()) +
-                           " but the model's '" + info.name + "' is " + dtype_name(info.dtype) + " " +
-                           shape_str(info.shape));
-      out->push_back(c);
+      std::vector<ConstantPtr> items;
+      if (seq) {
+        items = read_sequence_pb(f);
+        if (items.size() != seq->count)
+          throw CompileError("test data '" + f.string() + "' is a sequence of " + std::to_string(items.size()) +
+                             " elements but the model's '" + seq->name + "' was compiled with " +
+                             std::to_string(seq->count));
+      } else {
+        items.push_back(read_tensor_pb(f));
+      }
+      for (ConstantPtr c : items) {
+        if (ci >= infos.size()) throw CompileError("test data '" + f.string() + "' has more values than the model");
+        const auto& info = infos[ci++];
+        // ONNX's test generator stores bfloat16 tensors as uint16 (the same bits).
+        if (c->dtype() == DType::UInt16 && info.dtype == DType::BFloat16 && c->num_elements() == shape_elements(info.shape))
+          c = Constant::from_bytes(DType::BFloat16, c->shape(),
+                                   std::vector<uint8_t>(c->data(), c->data() + c->size_bytes()));
+        if (c->dtype() != info.dtype || c->num_elements() != shape_elements(info.shape))
+          throw CompileError("test data '" + f.string() + "' is " + dtype_name(c->dtype()) + " " + shape_str(c->shape()) +
+                             " but the model's '" + info.name + "' is " + dtype_name(info.dtype) + " " +
+                             shape_str(info.shape));
+        out->push_back(c);
+      }
     }
   };
-  read_all("input_", m.inputs.size(), m.inputs, &t.inputs);
-  read_all("output_", m.outputs.size(), m.outputs, &t.expected);
+  read_all("input_", true, m.inputs, &t.inputs);
+  read_all("output_", false, m.outputs, &t.expected);
   return t;
 }
 

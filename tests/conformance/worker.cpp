@@ -10,6 +10,7 @@
 
 #include "driver/compile.h"
 #include "import/tensor_proto.h"
+#include "sequence/sequence_io.h"
 #include "ir/graph.h"
 #include "util/error.h"
 #include "verify/verify.h"
@@ -163,6 +164,7 @@ void prepare(const Job& job, const JobTest& t, Prepared* p) {
   // Group the data sets by the shapes they give the dynamic inputs.
   auto dyn = dynamic_inputs(t.dir / "model.onnx");
   std::vector<std::map<std::string, Shape>> groups;
+  std::vector<std::map<std::string, std::vector<Shape>>> seq_groups;
   std::vector<size_t> group_of(t.data_sets.size(), 0);
   for (size_t d = 0; d < t.data_sets.size(); ++d) {
     std::map<std::string, Shape> shapes;
@@ -175,9 +177,23 @@ void prepare(const Job& job, const JobTest& t, Prepared* p) {
         // Not a tensor (a sequence, an optional): the compiler will say what it thinks of the model.
       }
     }
+    // Sequence inputs: element count and shapes from the data set's SequenceProto.
+    auto seqs = sequence_shapes_from_test_data(t.dir / "model.onnx", t.data_sets[d]);
+    auto key = [](const std::map<std::string, Shape>& sh, const std::map<std::string, std::vector<Shape>>& sq) {
+      std::string k = shapes_key(sh) + "|";
+      for (const auto& [name, list] : sq) {
+        k += name + "=";
+        for (const auto& e : list) k += shape_str(e);
+        k += ";";
+      }
+      return k;
+    };
     size_t g = 0;
-    while (g < groups.size() && shapes_key(groups[g]) != shapes_key(shapes)) ++g;
-    if (g == groups.size()) groups.push_back(shapes);
+    while (g < groups.size() && key(groups[g], seq_groups[g]) != key(shapes, seqs)) ++g;
+    if (g == groups.size()) {
+      groups.push_back(shapes);
+      seq_groups.push_back(seqs);
+    }
     group_of[d] = g;
   }
 
@@ -186,6 +202,7 @@ void prepare(const Job& job, const JobTest& t, Prepared* p) {
     co.module_name = t.module + (g == 0 ? "" : "_s" + std::to_string(g));
     co.output_dir = job.work_dir / t.module / co.module_name;
     co.input_shapes = groups[g];
+    co.sequence_inputs = seq_groups[g];
     co.quiet = true;
     auto m = std::make_unique<CompiledModule>();
     try {

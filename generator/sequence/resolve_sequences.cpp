@@ -1,0 +1,514 @@
+#include "sequence/resolve_sequences.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <optional>
+
+#include "import/tensor_proto.h"
+#include "util/error.h"
+
+namespace kiln {
+
+namespace {
+
+using NodeIt = std::list<std::unique_ptr<Node>>::iterator;
+
+bool is_list_producer(const Node* n) {
+  return n && (n->op_type == "SequenceConstruct" || n->op_type == "SequenceEmpty");
+}
+
+// The compile-time element list of a sequence value, when its producer is resolved.
+std::optional<std::vector<Value*>> list_of(const Value* s) {
+  if (!s || !s->is_sequence || !is_list_producer(s->producer)) return std::nullopt;
+  return s->producer->inputs;
+}
+
+std::optional<int64_t> const_int(const Value* v) {
+  if (!v || !v->is_constant() || v->constant->num_elements() != 1) return std::nullopt;
+  return v->constant->as_int64(0);
+}
+
+// Points `n` at new inputs, keeping the users lists right, and makes it `op_type`.
+void retarget(Node* n, const std::string& op_type, const std::vector<Value*>& inputs) {
+  for (Value* v : n->inputs) {
+    if (!v) continue;
+    auto it = std::find(v->users.begin(), v->users.end(), n);
+    if (it != v->users.end()) v->users.erase(it);
+  }
+  n->inputs = inputs;
+  for (Value* v : n->inputs)
+    if (v) v->users.push_back(n);
+  n->op_type = op_type;
+  n->attrs.clear();
+}
+
+// Adds a node just before `pos` in the schedule.
+Node* insert_before(Graph& g, NodeIt pos, const std::string& op, const std::string& name, std::vector<Value*> ins,
+                    std::vector<Value*> outs) {
+  Node* n = g.add_node(op, g.unique_name(name), std::move(ins), std::move(outs));
+  g.nodes.splice(pos, g.nodes, std::prev(g.nodes.end()));
+  return n;
+}
+
+Value* constant_value(Graph& g, const std::string& hint, ConstantPtr c) {
+  Value* v = g.add_value(g.unique_name(hint), c->dtype(), c->shape());
+  v->constant = std::move(c);
+  return v;
+}
+
+Value* reshape_before(Graph& g, NodeIt pos, Value* in, const Shape& s, const std::string& hint) {
+  if (in->shape == s) return in;
+  Value* out = g.add_value(g.unique_name(hint), in->dtype, s);
+  Value* shp = constant_value(g, hint + ".shape", Constant::from_int64s({int64_t(s.size())}, s));
+  insert_before(g, pos, "Reshape", hint, {in, shp}, {out});
+  return out;
+}
+
+// Position `p` of a sequence of `n` elements, negative counting from the back;
+// valid in [0, n) (or [0, n] when `allow_end`, for SequenceInsert).
+int64_t normalize_position(int64_t p, int64_t n, bool allow_end, const Node* node) {
+  const int64_t q = p < 0 ? p + n : p;
+  if (q < 0 || q > n || (!allow_end && q == n))
+    throw CompileError(node->describe() + ": position " + std::to_string(p) + " is out of range for a sequence of " +
+                       std::to_string(n) + " element" + (n == 1 ? "" : "s"));
+  return q;
+}
+
+AttrValue body_attribute(const onnx::AttributeProto& a, const std::string& who) {
+  using A = onnx::AttributeProto;
+  switch (a.type()) {
+    case A::INT: return int64_t(a.i());
+    case A::FLOAT: return double(a.f());
+    case A::STRING: return a.s();
+    case A::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+    case A::FLOATS: return std::vector<double>(a.floats().begin(), a.floats().end());
+    case A::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
+    case A::TENSOR: return constant_from_tensor_proto(a.t(), {}, who + " attribute '" + a.name() + "'");
+    default:
+      throw CompileError(who + ": attribute '" + a.name() + "' of type " + A::AttributeType_Name(a.type()) +
+                         " is not supported inside a SequenceMap body");
+  }
+}
+
+// Imports one instance of a SequenceMap body before `pos`, its inputs bound to
+// `bound`. Intermediate values start with an unknown shape (a body's shapes may be
+// symbolic, differing per element); the driver's shape inference settles them.
+std::vector<Value*> unroll_body(Graph& g, NodeIt pos, const onnx::GraphProto& body, const std::vector<Value*>& bound,
+                                const std::string& prefix, const std::string& who) {
+  if (size_t(body.input_size()) != bound.size())
+    throw CompileError(who + ": the body takes " + std::to_string(body.input_size()) + " inputs; the node gives " +
+                       std::to_string(bound.size()));
+  std::map<std::string, Value*> local;
+  for (int i = 0; i < body.input_size(); ++i) local[body.input(i).name()] = bound[size_t(i)];
+  for (const auto& t : body.initializer()) {
+    auto c = constant_from_tensor_proto(t, {}, who + " body initializer '" + t.name() + "'");
+    local[t.name()] = constant_value(g, prefix + t.name(), c);
+  }
+  std::map<std::string, const onnx::TypeProto*> types;
+  for (const auto& vi : body.value_info()) types[vi.name()] = &vi.type();
+  for (const auto& vi : body.output()) types[vi.name()] = &vi.type();
+  auto lookup = [&](const std::string& nm) -> Value* {
+    auto it = local.find(nm);
+    return it != local.end() ? it->second : g.find_value(nm);
+  };
+  int index = 0;
+  for (const auto& np : body.node()) {
+    const std::string name = prefix + (np.name().empty() ? np.op_type() + "_" + std::to_string(index) : np.name());
+    ++index;
+    const std::string nwho = np.op_type() + " '" + name + "'";
+    if (!np.domain().empty() && np.domain() != "ai.onnx")
+      throw CompileError(nwho + ": operator domain '" + np.domain() + "' is not supported");
+    if (np.op_type() == "Constant") {
+      if (np.attribute_size() != 1) throw CompileError(nwho + ": expected exactly one attribute");
+      const auto& a = np.attribute(0);
+      ConstantPtr c;
+      if (a.name() == "value") c = constant_from_tensor_proto(a.t(), {}, nwho);
+      else if (a.name() == "value_float") c = Constant::from_floats({}, {a.f()});
+      else if (a.name() == "value_floats") c = Constant::from_floats({int64_t(a.floats_size())}, {a.floats().begin(), a.floats().end()});
+      else if (a.name() == "value_int") c = Constant::from_int64s({}, {a.i()});
+      else if (a.name() == "value_ints") c = Constant::from_int64s({int64_t(a.ints_size())}, {a.ints().begin(), a.ints().end()});
+      else throw CompileError(nwho + ": Constant attribute '" + a.name() + "' is not supported");
+      local[np.output(0)] = constant_value(g, prefix + np.output(0), c);
+      continue;
+    }
+    std::vector<Value*> ins;
+    for (const auto& in : np.input()) {
+      if (in.empty()) {
+        ins.push_back(nullptr);
+        continue;
+      }
+      Value* v = lookup(in);
+      if (!v) throw CompileError(nwho + ": input '" + in + "' is not defined in the body or its scope");
+      ins.push_back(v);
+    }
+    while (!ins.empty() && ins.back() == nullptr) ins.pop_back();
+    std::vector<Value*> outs;
+    for (const auto& out : np.output()) {
+      Value* v = g.add_value(g.unique_name(prefix + (out.empty() ? np.op_type() + "_unused" : out)), DType::Undefined, {});
+      v->shape_known = false;
+      auto t = types.find(out);
+      if (t != types.end() && t->second->has_sequence_type()) {
+        v->is_sequence = true;
+        const auto& et = t->second->sequence_type().elem_type();
+        if (et.has_tensor_type() && dtype_is_known(et.tensor_type().elem_type())) v->dtype = DType(et.tensor_type().elem_type());
+      } else if (t != types.end() && t->second->has_tensor_type()) {
+        const auto& tt = t->second->tensor_type();
+        if (dtype_is_known(tt.elem_type())) v->dtype = DType(tt.elem_type());
+        bool fixed = tt.has_shape();
+        Shape s;
+        if (fixed)
+          for (const auto& d : tt.shape().dim()) {
+            if (!d.has_dim_value() || d.dim_value() < 0) fixed = false;
+            else s.push_back(d.dim_value());
+          }
+        if (fixed && v->dtype != DType::Undefined) {
+          v->shape = s;
+          v->shape_known = true;
+        }
+      }
+      if (!out.empty()) local[out] = v;
+      outs.push_back(v);
+    }
+    Node* n = insert_before(g, pos, np.op_type(), name, ins, outs);
+    for (const auto& a : np.attribute()) n->attrs[a.name()] = body_attribute(a, nwho);
+  }
+  std::vector<Value*> outs;
+  for (const auto& o : body.output()) {
+    Value* v = lookup(o.name());
+    if (!v) throw CompileError(who + ": body output '" + o.name() + "' is not produced");
+    if (v->is_sequence) throw CompileError(who + ": a body output that is a sequence is not supported");
+    outs.push_back(v);
+  }
+  return outs;
+}
+
+// Makes `n` the canonical producer of its sequence output from `list`.
+void make_list(Node* n, const std::vector<Value*>& list) {
+  const DType dt = n->outputs[0]->dtype;
+  retarget(n, list.empty() ? "SequenceEmpty" : "SequenceConstruct", list);
+  if (list.empty()) n->attrs["dtype"] = int64_t(dt);
+}
+
+class Resolver {
+ public:
+  explicit Resolver(Graph& g) : g_(g) {}
+
+  size_t run() {
+    for (NodeIt it = g_.nodes.begin(); it != g_.nodes.end();) {
+      Node* n = it->get();
+      NodeIt next = std::next(it);
+      if (n->domain.empty() || n->domain == "ai.onnx") {
+        if (n->op_type == "SequenceMap") {
+          NodeIt first = unroll_map(it);
+          if (first != it) {  // unrolled: n is gone; process the new nodes
+            it = first;
+            continue;
+          }
+        } else {
+          resolve(it);
+        }
+      }
+      it = next;
+    }
+    expand_graph_outputs();
+    g_.remove_dead_nodes();
+    g_.remove_dead_values();
+    return rewritten_;
+  }
+
+ private:
+  void resolve(NodeIt it) {
+    Node* n = it->get();
+    const std::string& op = n->op_type;
+    if (op == "SequenceInsert") {
+      auto l = list_of(n->input(0));
+      if (!l) return;
+      std::vector<Value*> list = *l;
+      int64_t p = int64_t(list.size());
+      if (n->input(2)) {
+        auto c = const_int(n->input(2));
+        if (!c) return;
+        p = normalize_position(*c, int64_t(list.size()), true, n);
+      }
+      list.insert(list.begin() + p, n->input(1));
+      make_list(n, list);
+      ++rewritten_;
+    } else if (op == "SequenceErase") {
+      auto l = list_of(n->input(0));
+      if (!l) return;
+      std::vector<Value*> list = *l;
+      int64_t p = -1;
+      if (n->input(1)) {
+        auto c = const_int(n->input(1));
+        if (!c) return;
+        p = *c;
+      }
+      if (list.empty()) throw CompileError(n->describe() + ": erasing from an empty sequence");
+      list.erase(list.begin() + normalize_position(p, int64_t(list.size()), false, n));
+      make_list(n, list);
+      ++rewritten_;
+    } else if (op == "Identity" && n->input(0) && n->input(0)->is_sequence) {
+      auto l = list_of(n->input(0));
+      if (!l) return;
+      make_list(n, *l);
+      ++rewritten_;
+    } else if (op == "SequenceAt") {
+      auto l = list_of(n->input(0));
+      auto c = const_int(n->input(1));
+      if (!l || !c) return;
+      Value* e = (*l)[size_t(normalize_position(*c, int64_t(l->size()), false, n))];
+      retarget(n, "Identity", {e});  // a view of the element
+      ++rewritten_;
+    } else if (op == "SequenceLength") {
+      auto l = list_of(n->input(0));
+      if (!l) return;
+      Value* c = constant_value(g_, n->name + ".length", Constant::from_int64s({}, {int64_t(l->size())}));
+      retarget(n, "Identity", {c});
+      ++rewritten_;
+    } else if (op == "ConcatFromSequence") {
+      resolve_concat(it);
+    } else if (op == "SplitToSequence") {
+      resolve_split(it);
+    }
+  }
+
+  void resolve_concat(NodeIt it) {
+    Node* n = it->get();
+    auto l = list_of(n->input(0));
+    if (!l) return;
+    for (Value* e : *l)
+      if (!e->shape_known) return;
+    if (l->empty()) throw CompileError(n->describe() + ": the sequence is empty (ONNX needs at least one element)");
+    if (!n->has_attr("axis")) throw CompileError(n->describe() + ": attribute 'axis' is required");
+    int64_t axis = n->attr_int("axis", 0);
+    const bool new_axis = n->attr_int("new_axis", 0) != 0;
+    const int64_t r = int64_t((*l)[0]->shape.size());
+    const int64_t lo = new_axis ? -r - 1 : -r, hi = new_axis ? r : r - 1;
+    if (axis < lo || axis > hi)
+      throw CompileError(n->describe() + ": axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r));
+    if (axis < 0) axis += new_axis ? r + 1 : r;
+    std::vector<Value*> parts;
+    for (Value* e : *l) {
+      if (!new_axis) {
+        parts.push_back(e);
+        continue;
+      }
+      Shape s = e->shape;
+      s.insert(s.begin() + axis, 1);
+      parts.push_back(reshape_before(g_, it, e, s, n->name + ".unsqueeze"));
+    }
+    retarget(n, "Concat", parts);
+    n->attrs["axis"] = axis;
+    ++rewritten_;
+  }
+
+  void resolve_split(NodeIt it) {
+    Node* n = it->get();
+    Value* x = n->input(0);
+    Value* split = n->input(1);
+    if (!x || !x->shape_known) return;
+    const int64_t r = int64_t(x->shape.size());
+    int64_t axis = n->attr_int("axis", 0);
+    if (axis < -r || axis >= r)
+      throw CompileError(n->describe() + ": axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r));
+    if (axis < 0) axis += r;
+    const int64_t dim = x->shape[size_t(axis)];
+    bool keepdims = true;
+    std::vector<int64_t> sizes;
+    Value* runtime_split = nullptr;
+    if (!split) {
+      sizes.assign(size_t(dim), 1);
+      keepdims = n->attr_int("keepdims", 1) != 0;
+    } else if (split->is_constant()) {
+      if (split->shape.empty()) {
+        const int64_t k = split->constant->as_int64(0);
+        if (k <= 0) throw CompileError(n->describe() + ": split must be positive");
+        for (int64_t at = 0; at < dim; at += k) sizes.push_back(std::min(k, dim - at));
+      } else {
+        sizes = split->constant->to_int64s();
+        int64_t sum = 0;
+        for (auto s : sizes) {
+          if (s < 0) throw CompileError(n->describe() + ": split sizes must not be negative");
+          sum += s;
+        }
+        if (sum != dim)
+          throw CompileError(n->describe() + ": split sizes add up to " + std::to_string(sum) + ", not the axis length " +
+                             std::to_string(dim));
+      }
+    } else if (split->shape_known && split->shape.size() == 1) {
+      // Sizes only known at run time, but the count is: the elements get no static
+      // shape; using one fails later naming the Split (SequenceLength still works).
+      sizes.assign(size_t(split->shape[0]), -1);
+      runtime_split = split;
+    } else {
+      return;  // a scalar split of unknown value: the count is unknown
+    }
+    std::vector<Value*> parts, elems;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      Shape s = x->shape;
+      s[size_t(axis)] = sizes[i];
+      Value* p = g_.add_value(g_.unique_name(n->name + ".part"), x->dtype, s);
+      if (sizes[i] < 0) {
+        p->shape.clear();
+        p->shape_known = false;
+      }
+      parts.push_back(p);
+    }
+    if (!parts.empty()) {
+      Node* s = nullptr;
+      if (runtime_split) {
+        s = insert_before(g_, it, "Split", n->name + ".split", {x, runtime_split}, parts);
+        s->opset = std::max<int64_t>(s->opset, 13);  // the input form of `split`
+      } else if (g_.opset >= 13) {
+        Value* sv = constant_value(g_, n->name + ".sizes", Constant::from_int64s({int64_t(sizes.size())}, sizes));
+        s = insert_before(g_, it, "Split", n->name + ".split", {x, sv}, parts);
+      } else {
+        s = insert_before(g_, it, "Split", n->name + ".split", {x}, parts);
+        s->attrs["split"] = sizes;
+      }
+      s->attrs["axis"] = axis;
+    }
+    for (Value* p : parts) {
+      if (keepdims) {
+        elems.push_back(p);
+        continue;
+      }
+      Shape s = p->shape;
+      s.erase(s.begin() + axis);
+      elems.push_back(reshape_before(g_, it, p, s, n->name + ".squeeze"));
+    }
+    make_list(n, elems);
+    ++rewritten_;
+  }
+
+  // Unrolls a SequenceMap whose sequence inputs are all resolved: one body instance
+  // per element, then one SequenceConstruct per output. Returns the iterator of the
+  // first new node, or `it` when it could not be unrolled yet.
+  NodeIt unroll_map(NodeIt it) {
+    Node* n = it->get();
+    const std::string who = n->describe();
+    std::optional<size_t> count;
+    std::vector<std::optional<std::vector<Value*>>> lists;
+    for (Value* v : n->inputs) {
+      if (!v) throw CompileError(who + ": an omitted input is not supported");
+      if (!v->is_sequence) {
+        lists.push_back(std::nullopt);
+        continue;
+      }
+      auto l = list_of(v);
+      if (!l) return it;
+      if (count && *count != l->size())
+        throw CompileError(who + ": the input sequences have different lengths (" + std::to_string(*count) + " and " +
+                           std::to_string(l->size()) + ")");
+      count = l->size();
+      lists.push_back(l);
+    }
+    if (!count) throw CompileError(who + ": the first input must be a sequence");
+    auto* body_bytes = n->has_attr("body") ? std::get_if<std::string>(&n->attrs.at("body")) : nullptr;
+    onnx::GraphProto body;
+    if (!body_bytes || !body.ParseFromString(*body_bytes)) throw CompileError(who + ": attribute 'body' is missing");
+    if (size_t(body.output_size()) != n->outputs.size())
+      throw CompileError(who + ": the body has " + std::to_string(body.output_size()) + " outputs; the node has " +
+                         std::to_string(n->outputs.size()));
+    const size_t before = g_.nodes.size();
+    std::vector<std::vector<Value*>> out_lists(n->outputs.size());
+    for (size_t i = 0; i < *count; ++i) {
+      std::vector<Value*> bound;
+      for (size_t k = 0; k < n->inputs.size(); ++k) bound.push_back(lists[k] ? (*lists[k])[i] : n->inputs[k]);
+      auto outs = unroll_body(g_, it, body, bound, n->name + ".elem" + std::to_string(i) + ".", who);
+      for (size_t j = 0; j < outs.size(); ++j) out_lists[j].push_back(outs[j]);
+    }
+    std::vector<Value*> outputs = n->outputs;
+    retarget(n, "SequenceMap", {});  // detach from its inputs
+    n->outputs.clear();
+    for (size_t j = 0; j < outputs.size(); ++j) {
+      Node* c = insert_before(g_, it, out_lists[j].empty() ? "SequenceEmpty" : "SequenceConstruct",
+                              n->name + ".list", out_lists[j], {outputs[j]});
+      if (out_lists[j].empty()) c->attrs["dtype"] = int64_t(outputs[j]->dtype);
+    }
+    NodeIt first = it;
+    std::advance(first, -std::ptrdiff_t(g_.nodes.size() - before));
+    g_.nodes.erase(it);
+    ++rewritten_;
+    return first;
+  }
+
+  // Sequence graph outputs whose list is known become tensor outputs <name>_i.
+  void expand_graph_outputs() {
+    for (size_t idx = 0; idx < g_.outputs.size(); ++idx) {
+      Value* s = g_.outputs[idx];
+      if (!s->is_sequence) continue;
+      auto l = list_of(s);
+      if (!l) continue;
+      bool known = true;
+      for (Value* e : *l) known &= e->shape_known;
+      if (!known) continue;
+      size_t position = idx;  // among the ONNX graph's outputs: earlier sequences count once
+      for (const auto& si : g_.sequence_io)
+        if (!si.is_input && si.first < idx) position = position - si.count + 1;
+      std::vector<Value*> outs;
+      for (size_t i = 0; i < l->size(); ++i) {
+        const std::string nm = s->name + "_" + std::to_string(i);
+        if (g_.find_value(nm))
+          throw CompileError("graph output '" + s->name + "': element name '" + nm + "' is already used in the model");
+        Value* o = g_.add_value(nm, (*l)[i]->dtype, (*l)[i]->shape);
+        o->is_graph_output = true;
+        g_.add_node("Identity", g_.unique_name(s->name + ".element"), {(*l)[i]}, {o});
+        outs.push_back(o);
+      }
+      SequenceInterface si;
+      si.name = s->name;
+      si.is_input = false;
+      si.position = position;
+      si.first = idx;
+      si.count = outs.size();
+      g_.sequence_io.push_back(si);
+      s->is_graph_output = false;
+      g_.outputs.erase(g_.outputs.begin() + std::ptrdiff_t(idx));
+      g_.outputs.insert(g_.outputs.begin() + std::ptrdiff_t(idx), outs.begin(), outs.end());
+      idx += outs.size();
+      --idx;
+      ++rewritten_;
+    }
+  }
+
+  Graph& g_;
+  size_t rewritten_ = 0;
+};
+
+}  // namespace
+
+size_t resolve_sequences(Graph& graph) { return Resolver(graph).run(); }
+
+void require_sequences_resolved(const Graph& graph) {
+  // The op that is stuck, not the list producer feeding it, is named first.
+  for (int pass = 0; pass < 2; ++pass)
+  for (const auto& n : graph.nodes) {
+    if (pass == 0 && is_list_producer(n.get())) continue;
+    bool seq = false;
+    for (const Value* v : n->inputs) seq |= v && v->is_sequence;
+    for (const Value* v : n->outputs) seq |= v->is_sequence;
+    if (!seq) continue;
+    const std::string& op = n->op_type;
+    std::string why;
+    if (op == "SequenceAt" || op == "SequenceInsert" || op == "SequenceErase")
+      why = "the position is only known at run time";
+    else if (op == "SplitToSequence")
+      why = "the number of pieces is only known at run time";
+    else if (op == "SequenceConstruct" || op == "SequenceEmpty" || op == "SequenceLength" ||
+             op == "ConcatFromSequence" || op == "SequenceMap" || op == "Identity")
+      why = "the sequence's length or an element's shape is only known at run time";
+    else
+      why = "this operator does not support sequence operands";
+    throw CompileError(n->describe() + ": " + why +
+                       "; Kiln resolves sequences at compile time (run-time sequence tables are not implemented)");
+  }
+  for (const Value* v : graph.outputs)
+    if (v->is_sequence)
+      throw CompileError("graph output '" + v->name + "': the sequence's length is only known at run time");
+}
+
+}  // namespace kiln

@@ -1,0 +1,119 @@
+#include "sequence/sequence_io.h"
+
+#include <onnx/onnx-data_pb.h>
+#include <onnx/onnx_pb.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "import/tensor_proto.h"
+#include "util/error.h"
+
+namespace kiln {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+Shape parse_dims(const std::string& text, const std::string& spec) {
+  Shape shape;
+  if (text.empty()) return shape;  // a scalar element
+  std::stringstream dims(text);
+  std::string d;
+  while (std::getline(dims, d, ',')) {
+    try {
+      size_t used = 0;
+      long long v = std::stoll(d, &used);
+      if (used != d.size() || v < 0) throw std::invalid_argument(d);
+      shape.push_back(v);
+    } catch (const std::exception&) {
+      throw CompileError("--sequence-input '" + spec + "': '" + d + "' is not a non-negative integer");
+    }
+  }
+  return shape;
+}
+
+std::string read_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw CompileError("cannot open '" + file.string() + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+std::pair<std::string, std::vector<Shape>> parse_sequence_input_spec(const std::string& spec) {
+  auto eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw CompileError("--sequence-input '" + spec +
+                       "': expected NAME=COUNT:D0,D1,... or NAME=D0,D1;D0,D1;... (e.g. seq=3:2,4)");
+  const std::string name = spec.substr(0, eq), rest = spec.substr(eq + 1);
+  std::vector<Shape> shapes;
+  auto colon = rest.find(':');
+  if (colon != std::string::npos) {
+    int64_t count = -1;
+    try {
+      size_t used = 0;
+      count = std::stoll(rest.substr(0, colon), &used);
+      if (used != colon || count < 0) count = -1;
+    } catch (const std::exception&) {
+    }
+    if (count < 0) throw CompileError("--sequence-input '" + spec + "': the count before ':' must be a non-negative integer");
+    Shape s = parse_dims(rest.substr(colon + 1), spec);
+    shapes.assign(size_t(count), s);
+  } else {
+    std::stringstream parts(rest);
+    std::string part;
+    while (std::getline(parts, part, ';')) shapes.push_back(parse_dims(part, spec));
+    if (rest.empty()) throw CompileError("--sequence-input '" + spec + "': no element shape given (use NAME=0: for an empty sequence)");
+  }
+  return {name, shapes};
+}
+
+std::vector<ConstantPtr> read_sequence_pb(const fs::path& file) {
+  onnx::SequenceProto sp;
+  if (!sp.ParseFromString(read_file(file))) throw CompileError("'" + file.string() + "' is not a valid SequenceProto file");
+  if (sp.elem_type() != onnx::SequenceProto::TENSOR)
+    throw CompileError("'" + file.string() + "' is not a sequence of tensors (only tensor sequences are supported)");
+  std::vector<ConstantPtr> out;
+  for (int i = 0; i < sp.tensor_values_size(); ++i)
+    out.push_back(constant_from_tensor_proto(sp.tensor_values(i), file.parent_path(),
+                                             "element " + std::to_string(i) + " of '" + file.string() + "'"));
+  return out;
+}
+
+std::vector<std::pair<size_t, std::string>> model_sequence_inputs(const fs::path& model) {
+  onnx::ModelProto mp;
+  if (!mp.ParseFromString(read_file(model))) return {};
+  std::set<std::string> inits;
+  for (const auto& t : mp.graph().initializer()) inits.insert(t.name());
+  std::vector<std::pair<size_t, std::string>> out;
+  size_t pos = 0;
+  for (const auto& vi : mp.graph().input()) {
+    if (inits.count(vi.name())) continue;
+    if (vi.type().has_sequence_type()) out.push_back({pos, vi.name()});
+    ++pos;
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<Shape>> sequence_shapes_from_test_data(const fs::path& model,
+                                                                       const fs::path& data_dir) {
+  std::map<std::string, std::vector<Shape>> out;
+  for (const auto& [pos, name] : model_sequence_inputs(model)) {
+    fs::path f = data_dir / ("input_" + std::to_string(pos) + ".pb");
+    if (!fs::exists(f)) continue;
+    try {
+      std::vector<Shape> shapes;
+      for (const auto& c : read_sequence_pb(f)) shapes.push_back(c->shape());
+      out[name] = shapes;
+    } catch (const CompileError&) {
+      // Not a sequence file: the compiler will say what it thinks of the model.
+    }
+  }
+  return out;
+}
+
+}  // namespace kiln
