@@ -160,7 +160,6 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
     // `broadcast` attributes, consumed_inputs). The target is opset 9, not 7:
     // those exporters wrote int64 Constants (Reshape/Tile shapes), which only
     // Constant-9 accepts, so at 7 the converted model fails shape inference.
-    constexpr int64_t kUpgradeOpset = 9;
     try {
       // The converter's adapters need input shapes (e.g. for broadcasting rules).
       try {

@@ -30,5 +30,7 @@ std::unique_ptr<Graph> import_onnx(const std::filesystem::path& model_path, cons
 // The first and last default-domain opsets Kiln accepts.
 constexpr int64_t kMinOpset = 7;
 constexpr int64_t kMaxOpset = 17;
+// Models older than kMinOpset are converted to this opset on import (see import_onnx).
+constexpr int64_t kUpgradeOpset = 9;
 
 }  // namespace kiln

@@ -284,10 +284,10 @@ TEST(Import, AttributesOfEveryKind) {
   EXPECT_EQ(g->outputs[0]->shape, (Shape{1, 1, 3, 3}));
 }
 
-TEST(Import, Opset6ModelIsConvertedToOpset7) {
+TEST(Import, Opset6ModelIsConvertedToOpset9) {
   TempDir dir("import");
   // Opset 6 Add with the legacy `broadcast` attribute; the converter rewrites it
-  // to opset-7 numpy broadcasting.
+  // to numpy broadcasting (opset 7 on), and the model lands at kUpgradeOpset.
   ModelBuilder m(6);
   m.input("x", {int64_t(2), int64_t(3)}).output("y", {int64_t(2), int64_t(3)});
   m.initializer(ModelBuilder::float_raw("b", {3}, {1, 2, 3}));
@@ -295,14 +295,30 @@ TEST(Import, Opset6ModelIsConvertedToOpset7) {
   ModelBuilder::attr_int(add, "broadcast", 1);
   m.node("Relu", {"s"}, {"y"}, "relu");
   auto g = import_onnx(m.write(dir / "m.onnx"));
-  EXPECT_EQ(g->opset, kMinOpset);
+  EXPECT_EQ(g->opset, kUpgradeOpset);
   ASSERT_EQ(g->nodes.size(), 2u);
   const Node& a = *g->nodes.front();
   EXPECT_EQ(a.op_type, "Add");
-  EXPECT_EQ(a.opset, kMinOpset);
+  EXPECT_EQ(a.opset, kUpgradeOpset);
   EXPECT_FALSE(a.has_attr("broadcast"));
   EXPECT_TRUE(a.inputs[1]->is_constant());
   EXPECT_EQ(g->outputs[0]->shape, (Shape{2, 3}));
+}
+
+// Old PyTorch exports (opset 6) hold Reshape targets in int64 Constant nodes, which
+// only Constant-9 allows: converted to opset 7 such a model fails shape inference.
+TEST(Import, Opset6Int64ConstantShapeIsAccepted) {
+  TempDir dir("import");
+  ModelBuilder m(6);
+  m.input("x", {int64_t(2), int64_t(6)}).output("y", {int64_t(3), int64_t(4)});
+  ModelBuilder::attr_tensor(m.node("Constant", {}, {"shape"}, "c_shape"), "value",
+                            ModelBuilder::int64_typed("", {2}, {3, 4}));
+  m.node("Reshape", {"x", "shape"}, {"y"}, "reshape");
+  auto g = import_onnx(m.write(dir / "m.onnx"));
+  ASSERT_EQ(g->nodes.size(), 1u);
+  EXPECT_EQ(g->nodes.front()->op_type, "Reshape");
+  EXPECT_EQ(g->nodes.front()->inputs[1]->constant->to_int64s(), (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(g->outputs[0]->shape, (Shape{3, 4}));
 }
 
 TEST(Import, TruncatedFileIsAOneLineError) {
