@@ -1,8 +1,12 @@
 #include "import/control_flow.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
+#include <optional>
 
+#include "fold/evaluate.h"
+#include "import/node_shape_inference.h"
 #include "import/tensor_proto.h"
 #include "util/error.h"
 
@@ -39,6 +43,110 @@ void value_type(const onnx::ValueInfoProto& vi, const std::string& who, DType* d
     shape->push_back(d.dim_value());
   }
 }
+
+// Like value_type, but says false instead of throwing when the type is not a static tensor.
+bool declared_type(const onnx::ValueInfoProto& vi, DType* dt, Shape* shape) {
+  if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) return false;
+  try {
+    value_type(vi, "", dt, shape);
+  } catch (const CompileError&) {
+    return false;
+  }
+  return true;
+}
+
+// The compile-time value of `v`: its constant, or the result of evaluating the
+// chain of nodes that computes it when every leaf is a constant (a trip count
+// written as Ceil(Div(...)) of constants). Graph values are never changed: the
+// evaluation runs on private copies kept in `tmp`.
+ConstantPtr compile_time_value(const Value* v, int depth, std::deque<Value>* tmp) {
+  if (v->constant) return v->constant;
+  if (!v->producer || depth > 64 || !v->shape_known) return nullptr;
+  const Node& p = *v->producer;
+  Node copy;
+  copy.name = p.name;
+  copy.op_type = p.op_type;
+  copy.domain = p.domain;
+  copy.opset = p.opset;
+  copy.attrs = p.attrs;
+  for (const Value* in : p.inputs) {
+    if (!in) {
+      copy.inputs.push_back(nullptr);
+      continue;
+    }
+    ConstantPtr c = compile_time_value(in, depth + 1, tmp);
+    if (!c) return nullptr;
+    tmp->push_back(*in);
+    tmp->back().producer = nullptr;
+    tmp->back().users.clear();
+    tmp->back().constant = c;
+    copy.inputs.push_back(&tmp->back());
+  }
+  size_t index = 0;
+  for (size_t i = 0; i < p.outputs.size(); ++i) {
+    if (p.outputs[i] == v) index = i;
+    tmp->push_back(*p.outputs[i]);
+    tmp->back().producer = nullptr;
+    tmp->back().users.clear();
+    copy.outputs.push_back(&tmp->back());
+  }
+  EvalResult r = evaluate_node(copy, int64_t(1) << 20);
+  return r.evaluated && index < r.outputs.size() ? r.outputs[index] : nullptr;
+}
+
+// The value `v` is known to hold at compile time when it is a bool constant (seen
+// through Identity nodes): 1 all true, 0 all false, -1 unknown.
+int known_bool(const Value* v) {
+  while (!v->constant && v->producer && v->producer->op_type == "Identity" && v->producer->input(0))
+    v = v->producer->input(0);
+  if (!v->constant || v->constant->dtype() != DType::Bool || v->constant->num_elements() < 1) return -1;
+  const uint8_t* d = v->constant->data();
+  bool all_true = true, all_false = true;
+  for (int64_t i = 0; i < v->constant->num_elements(); ++i) (d[i] ? all_false : all_true) = false;
+  return all_true ? 1 : all_false ? 0 : -1;
+}
+
+// Whether a Loop body's cond_out is, in the body itself, its cond_in passed
+// through Identity nodes or a constant true: the loop then never stops early.
+bool body_never_stops(const onnx::GraphProto& body) {
+  if (body.input_size() < 2 || body.output_size() < 1) return false;
+  std::string nm = body.output(0).name();
+  for (int guard = 0; guard <= body.node_size(); ++guard) {
+    if (nm == body.input(1).name()) return true;
+    for (const auto& t : body.initializer())
+      if (t.name() == nm) return false;  // an initializer: let the general path decide
+    const onnx::NodeProto* producer = nullptr;
+    for (const auto& n : body.node())
+      for (const auto& o : n.output())
+        if (o == nm) producer = &n;
+    if (!producer) return false;
+    if (producer->op_type() == "Identity" && producer->input_size() == 1) {
+      nm = producer->input(0);
+      continue;
+    }
+    if (producer->op_type() == "Constant" && producer->attribute_size() == 1 && producer->attribute(0).name() == "value") {
+      const auto& t = producer->attribute(0).t();
+      if (t.data_type() != onnx::TensorProto::BOOL) return false;
+      if (t.has_raw_data()) return !t.raw_data().empty() && t.raw_data().find('\0') == std::string::npos;
+      if (t.int32_data_size() == 0) return false;
+      for (int32_t x : t.int32_data())
+        if (!x) return false;
+      return true;
+    }
+    return false;
+  }
+  return false;
+}
+
+// A bool known at compile time (known = 0 / 1) or computed at run time (v, a scalar).
+struct Cond {
+  int known = 1;
+  Value* v = nullptr;
+  static Cond of(bool b) { return Cond{b ? 1 : 0, nullptr}; }
+};
+
+// Upper bound on the nodes one unrolled Loop may add (steps x body nodes).
+constexpr int64_t kMaxUnrolledLoopNodes = 100000;
 
 class Flattener {
  public:
@@ -86,6 +194,15 @@ class Flattener {
         SubgraphScope inner = s_;
         inner.lookup = lookup;
         inner.make_output = [&](const std::string& nm) { return make_local(nm, infos, prefix, nwho, &local); };
+        inner.make_output_typed = [&](const std::string& nm, DType dt, const Shape& shape) {
+          auto it = infos.find(nm);
+          DType idt;
+          Shape ishape;
+          if (it != infos.end() && declared_type(*it->second, &idt, &ishape)) return make_local(nm, infos, prefix, nwho, &local);
+          Value* v = g_.add_value(g_.unique_name(prefix + nm), dt, shape);
+          local[nm] = v;
+          return v;
+        };
         flatten_control_flow(np, name, inner);
         continue;
       }
@@ -107,11 +224,14 @@ class Flattener {
       }
       Node* n = g_.add_node(np.op_type(), name, ins, outs);
       for (const auto& a : np.attribute()) n->attrs[a.name()] = convert_plain_attribute(a, nwho, s_.base_dir);
+      if (std::any_of(outs.begin(), outs.end(), [](const Value* v) { return !v->shape_known; })) infer_with_constants(*n);
     }
     std::vector<Value*> outs;
     for (const auto& o : body.output()) {
       Value* v = lookup(o.name());
       if (!v) throw CompileError(who + ": subgraph output '" + o.name() + "' is not produced");
+      if (!v->shape_known)
+        throw CompileError(who + ": subgraph output '" + o.name() + "' has no static shape (Kiln needs static shapes)");
       outs.push_back(v);
     }
     return outs;
@@ -123,10 +243,59 @@ class Flattener {
     if (it == infos.end()) throw CompileError(who + ": subgraph value '" + nm + "' has no type after shape inference");
     DType dt;
     Shape shape;
+    const auto& type = it->second->type();
+    if (type.has_tensor_type() && dtype_is_known(type.tensor_type().elem_type()) &&
+        !declared_type(*it->second, &dt, &shape)) {
+      // A tensor whose shape ONNX's inference could not tell from the body alone
+      // (it depends on a value the body computes, or on an untyped body input): it
+      // is inferred once the node is added (infer_with_constants), else after folding.
+      Value* v = g_.add_value(g_.unique_name(prefix + nm), DType(type.tensor_type().elem_type()), {});
+      v->shape_known = false;
+      (*local)[nm] = v;
+      return v;
+    }
     value_type(*it->second, who, &dt, &shape);
     Value* v = g_.add_value(g_.unique_name(prefix + nm), dt, shape);
     (*local)[nm] = v;
     return v;
+  }
+
+  // Infers the output types of `n` with ONNX's inference function, giving it the
+  // data of every input known at compile time (an unrolled Loop step's
+  // iteration_num and what is computed from it, such as Slice bounds). The graph is
+  // not changed: folding computes those values later.
+  static void infer_with_constants(Node& n) {
+    std::deque<Value> tmp;
+    Node copy;
+    copy.name = n.name;
+    copy.op_type = n.op_type;
+    copy.domain = n.domain;
+    copy.opset = n.opset;
+    copy.attrs = n.attrs;
+    for (Value* in : n.inputs) {
+      ConstantPtr c = in && !in->constant ? compile_time_value(in, 0, &tmp) : nullptr;
+      if (!c) {
+        copy.inputs.push_back(in);
+        continue;
+      }
+      tmp.push_back(*in);
+      tmp.back().producer = nullptr;
+      tmp.back().users.clear();
+      tmp.back().constant = c;
+      copy.inputs.push_back(&tmp.back());
+    }
+    for (Value* out : n.outputs) {
+      tmp.push_back(*out);
+      tmp.back().producer = nullptr;
+      tmp.back().users.clear();
+      copy.outputs.push_back(&tmp.back());
+    }
+    if (!infer_node_shapes(copy)) return;
+    for (size_t i = 0; i < n.outputs.size(); ++i) {
+      n.outputs[i]->dtype = copy.outputs[i]->dtype;
+      n.outputs[i]->shape = copy.outputs[i]->shape;
+      n.outputs[i]->shape_known = true;
+    }
   }
 
   Value* constant_shape(const Shape& s) {
@@ -270,6 +439,244 @@ class Flattener {
     }
   }
 
+  // ---- Loop ---------------------------------------------------------------
+
+  Value* bool_const(bool b, const Shape& shape) {
+    Value* v = g_.add_value(g_.unique_name(b ? "true" : "false"), DType::Bool, shape);
+    v->constant = Constant::from_bytes(DType::Bool, shape, std::vector<uint8_t>(size_t(shape_elements(shape)), b ? 1 : 0));
+    return v;
+  }
+
+  Cond cond_of(Value* v, const std::string& name) {
+    const int k = known_bool(v);
+    if (k >= 0) return Cond::of(k == 1);
+    return Cond{-1, reshape(v, {}, name + ".cond")};
+  }
+
+  Cond logic(const char* op, Cond a, Cond b, const std::string& name) {
+    const bool is_and = std::string(op) == "And";
+    if (a.known == (is_and ? 0 : 1) || b.known == (is_and ? 0 : 1)) return Cond::of(!is_and);
+    if (a.known >= 0) return b;
+    if (b.known >= 0) return a;
+    Value* out = g_.add_value(g_.unique_name(name + ".active"), DType::Bool, {});
+    g_.add_node(op, g_.unique_name(name + "." + op), {a.v, b.v}, {out});
+    return Cond{-1, out};
+  }
+
+  Cond negate(Cond a, const std::string& name) {
+    if (a.known >= 0) return Cond::of(a.known == 0);
+    Value* out = g_.add_value(g_.unique_name(name + ".not"), DType::Bool, {});
+    g_.add_node("Not", g_.unique_name(name + ".not"), {a.v}, {out});
+    return Cond{-1, out};
+  }
+
+  // `t < M`: true without M, known with a constant M, else a Less node.
+  Cond below_trip_count(int64_t t, Value* m, std::optional<int64_t> trips, const std::string& name) {
+    if (!m) return Cond::of(true);
+    if (trips) return Cond::of(t < *trips);
+    Value* tv = g_.add_value(g_.unique_name(name + ".iter"), DType::Int64, {});
+    tv->constant = Constant::from_int64s({}, {t});
+    Value* out = g_.add_value(g_.unique_name(name + ".in_range"), DType::Bool, {});
+    g_.add_node("Less", g_.unique_name(name + ".less"), {tv, reshape(m, {}, name + ".m")}, {out});
+    return Cond{-1, out};
+  }
+
+  // The node's output `nm` with the type the flattening computed. Shape inference
+  // may know it (it must then agree) or not (a scan output's length).
+  Value* loop_output(const std::string& nm, DType dt, const Shape& shape, const std::string& who) {
+    Value* out = s_.make_output_typed(nm, dt, shape);
+    if (out->dtype != dt || out->shape != shape)
+      throw CompileError(who + ": output '" + nm + "' is declared " + std::string(dtype_name(out->dtype)) + " " +
+                         shape_str(out->shape) + " but the unrolled loop computes " + dtype_name(dt) + " " +
+                         shape_str(shape));
+    return out;
+  }
+
+  // Loop: unrolled to a static number of steps. Step t is imported with
+  // iteration_num = t and cond_in = true (a step that runs always starts with a
+  // true condition). Whether step t runs at all is `active_t`, a bool known at
+  // compile time or computed by the schedule: active_0 = cond && 0 < M, active_{t+1}
+  // = active_t && cond_out_t && t+1 < M. The number of steps is
+  //   - M, when M is a compile-time constant and nothing stops the loop early, or
+  //     when there are no scan outputs: each loop-carried value after step t is
+  //     KilnSelect(active_t, body output, previous value), so the state freezes at
+  //     the step where the loop would have stopped (exact);
+  //   - else the static length of the scan outputs as the model declares them
+  //     (their length is the iteration count, so it is only static when the model
+  //     says so). A KilnGuard on every output checks at run time that the loop runs
+  //     exactly that many iterations and makes the run fail (KILN_ERR_BAD_ARGUMENT)
+  //     when it would not, instead of returning outputs of the wrong shape.
+  void flatten_loop(const onnx::NodeProto& np, const std::string& name) {
+    const std::string who = "Loop '" + name + "'";
+    const onnx::GraphProto* body = nullptr;
+    for (const auto& a : np.attribute())
+      if (a.name() == "body") body = &a.g();
+    if (!body || np.input_size() < 2) throw CompileError(who + ": malformed Loop");
+    const size_t ncarried = size_t(np.input_size()) - 2;
+    if (size_t(body->input_size()) != 2 + ncarried || size_t(body->output_size()) < 1 + ncarried)
+      throw CompileError(who + ": the body's inputs and outputs do not match the node's loop-carried values");
+    const size_t nscan = size_t(body->output_size()) - 1 - ncarried;
+    if (size_t(np.output_size()) > ncarried + nscan) throw CompileError(who + ": more outputs than the body computes");
+
+    auto input = [&](int i, const char* what) -> Value* {
+      if (np.input(i).empty()) return nullptr;
+      Value* v = s_.lookup(np.input(i));
+      if (!v) throw CompileError(who + ": " + what + " '" + np.input(i) + "' is not defined");
+      return v;
+    };
+    Value* m = input(0, "trip count");
+    Value* cond = input(1, "condition");
+    if (m && (m->dtype != DType::Int64 || !m->shape_known || m->num_elements() != 1))
+      throw CompileError(who + ": the trip count M must be a single int64");
+    if (cond && (cond->dtype != DType::Bool || !cond->shape_known || cond->num_elements() != 1))
+      throw CompileError(who + ": the condition must be a single bool");
+    std::vector<Value*> state;
+    for (size_t i = 0; i < ncarried; ++i) state.push_back(input(int(2 + i), "initial value"));
+    for (size_t i = 0; i < ncarried; ++i)
+      if (!state[i] || !state[i]->shape_known)
+        throw CompileError(who + ": loop-carried value " + std::to_string(i) + " has no initial value of static shape");
+
+    std::optional<int64_t> trips;
+    if (m) {
+      std::deque<Value> tmp;
+      if (ConstantPtr c = compile_time_value(m, 0, &tmp)) trips = std::max<int64_t>(0, c->as_int64(0));
+    }
+    const Cond cond0 = cond ? cond_of(cond, name) : Cond::of(true);
+    const bool stops_early = cond0.known != 1 || !body_never_stops(*body);
+
+    // How many steps, and whether the run must check that exactly that many run.
+    int64_t steps = 0;
+    bool guarded = false;
+    std::vector<Value*> scan_outs(nscan, nullptr);
+    if (nscan > 0 && (stops_early || !trips)) {
+      const std::string why = !trips ? (m ? "the trip count M ('" + np.input(0) + "') is not a compile-time constant"
+                                          : "there is no trip count M")
+                                     : "the loop may stop early (its condition is computed at run time)";
+      int64_t len = -1;
+      for (size_t k = 0; k < nscan; ++k) {
+        const int o = int(ncarried + k);
+        if (o >= np.output_size() || np.output(o).empty()) continue;
+        try {
+          scan_outs[k] = s_.make_output(np.output(o));
+        } catch (const CompileError&) {
+          throw CompileError(who + ": scan output '" + np.output(o) + "' has a data-dependent length (" + why +
+                             "); Kiln needs static shapes: give the output a static shape in the model, or make M a "
+                             "constant and the loop run all M iterations");
+        }
+        const Value* v = scan_outs[k];
+        if (v->shape.empty() || (len >= 0 && v->shape[0] != len))
+          throw CompileError(who + ": scan outputs do not declare one static number of iterations");
+        len = v->shape[0];
+      }
+      if (len < 0) {
+        if (!trips)
+          throw CompileError(who + ": " + why + " and no scan output of static length bounds the loop; Kiln unrolls "
+                             "Loop and needs M to be a constant (an initializer, a Constant or an expression of them)");
+      } else {
+        if (trips && len > *trips)
+          throw CompileError(who + ": the scan outputs are declared with " + std::to_string(len) +
+                             " iterations but the trip count is " + std::to_string(*trips));
+        steps = len;
+        guarded = true;
+      }
+    }
+    if (!guarded) {
+      if (!trips)
+        throw CompileError(who + ": " +
+                           (m ? "the trip count M ('" + np.input(0) + "') is not a compile-time constant"
+                              : std::string("there is no trip count M")) +
+                           "; Kiln unrolls Loop and needs M to be a constant (an initializer, a Constant or an "
+                           "expression of them), or scan outputs of static length");
+      steps = *trips;
+    }
+    if (guarded && steps < 1) throw CompileError(who + ": a loop with empty scan outputs is not supported");
+    if (steps * std::max(1, body->node_size()) > kMaxUnrolledLoopNodes)
+      throw CompileError(who + ": unrolling " + std::to_string(steps) + " iterations of a " +
+                         std::to_string(body->node_size()) + "-node body exceeds Kiln's limit of " +
+                         std::to_string(kMaxUnrolledLoopNodes) + " nodes");
+
+    // Body-side types: iteration_num, cond_in, then the loop-carried values.
+    std::vector<Shape> body_shapes;
+    for (int i = 0; i < body->input_size(); ++i) {
+      DType dt;
+      Shape s;
+      if (!declared_type(body->input(i), &dt, &s)) s = i == 0 || i == 1 ? Shape{} : state[size_t(i) - 2]->shape;
+      body_shapes.push_back(s);
+    }
+    for (size_t i = 0; i < ncarried; ++i) state[i] = reshape(state[i], body_shapes[2 + i], name + ".state_in");
+
+    Cond active = logic("And", cond0, below_trip_count(0, m, trips, name), name);
+    Cond exact = Cond::of(true);  // the loop runs exactly `steps` iterations
+    std::vector<std::vector<Value*>> per_step(nscan);
+    Value* cond_in = bool_const(true, body_shapes[1]);
+    for (int64_t t = 0; t < steps; ++t) {
+      Value* iter = g_.add_value(g_.unique_name(name + ".iteration"), DType::Int64, body_shapes[0]);
+      iter->constant = Constant::from_int64s(body_shapes[0], {t});
+      std::vector<Value*> bound = {iter, cond_in};
+      bound.insert(bound.end(), state.begin(), state.end());
+      const std::string step = name + ".step" + std::to_string(t);
+      std::vector<Value*> outs = import_body(*body, bound, step + ".", who);
+      if (outs[0]->dtype != DType::Bool || outs[0]->num_elements() != 1)
+        throw CompileError(who + ": the body's condition output must be a single bool");
+      for (size_t i = 0; i < ncarried; ++i) {
+        Value* next = outs[1 + i];
+        if (next->dtype != state[i]->dtype || next->shape != state[i]->shape)
+          throw CompileError(who + ": loop-carried value " + std::to_string(i) + " changes type from " +
+                             shape_str(state[i]->shape) + " to " + shape_str(next->shape) +
+                             "; Kiln needs one static shape");
+        if (!guarded && active.known != 1) {
+          Value* sel = g_.add_value(g_.unique_name(step + ".carried"), next->dtype, next->shape);
+          if (active.known == 0) g_.add_node("Identity", g_.unique_name(step + ".frozen"), {state[i]}, {sel});
+          else g_.add_node("KilnSelect", g_.unique_name(step + ".select"), {active.v, next, state[i]}, {sel});
+          next = sel;
+        }
+        state[i] = next;
+      }
+      for (size_t k = 0; k < nscan; ++k) per_step[k].push_back(outs[1 + ncarried + k]);
+      const Cond go_on = logic("And", cond_of(outs[0], step), below_trip_count(t + 1, m, trips, step), step);
+      if (guarded && t == steps - 1) exact = logic("And", active, negate(go_on, step), step);
+      active = logic("And", active, go_on, step);
+    }
+    if (guarded && exact.known == 0)
+      throw CompileError(who + ": the loop can never run exactly the " + std::to_string(steps) +
+                         " iterations its scan outputs declare");
+
+    // out = src, through a KilnGuard when the run must check the iteration count.
+    auto finish = [&](Value* src, Value* out) {
+      if (guarded && exact.known != 1) {
+        g_.add_node("KilnGuard", g_.unique_name(name + ".guard"), {exact.v, src}, {out});
+      } else {
+        g_.add_node("Identity", g_.unique_name(name + ".final"), {src}, {out});
+      }
+    };
+    for (size_t i = 0; i < ncarried && int(i) < np.output_size(); ++i) {
+      if (np.output(int(i)).empty()) continue;
+      Value* out = loop_output(np.output(int(i)), state[i]->dtype, s_.lookup(np.input(int(2 + i)))->shape, who);
+      finish(reshape(state[i], out->shape, name + ".state_out"), out);
+    }
+    for (size_t k = 0; k < nscan && int(ncarried + k) < np.output_size(); ++k) {
+      const std::string& nm = np.output(int(ncarried + k));
+      if (nm.empty()) continue;
+      const Value* first = per_step[k].empty() ? nullptr : per_step[k][0];
+      if (!first) throw CompileError(who + ": a loop with empty scan outputs is not supported");
+      Shape stacked = first->shape;
+      stacked.insert(stacked.begin(), steps);
+      Value* out = scan_outs[k] ? scan_outs[k] : loop_output(nm, first->dtype, stacked, who);
+      if (out->dtype != first->dtype || out->shape != stacked)
+        throw CompileError(who + ": scan output '" + nm + "' is declared " + shape_str(out->shape) +
+                           " but the unrolled loop computes " + shape_str(stacked));
+      Shape piece = first->shape;
+      piece.insert(piece.begin(), 1);
+      std::vector<Value*> parts;
+      for (Value* v : per_step[k]) parts.push_back(reshape(v, piece, name + ".piece"));
+      Value* dst = out;
+      if (guarded && exact.known != 1) dst = g_.add_value(g_.unique_name(name + ".stacked"), out->dtype, out->shape);
+      Node* c = g_.add_node("Concat", g_.unique_name(name + ".stack"), parts, {dst});
+      c->attrs["axis"] = int64_t(0);
+      if (dst != out) finish(dst, out);
+    }
+  }
+
  private:
   const SubgraphScope& s_;
   Graph& g_;
@@ -277,12 +684,28 @@ class Flattener {
 
 }  // namespace
 
-bool is_flattened_control_flow(const std::string& op_type) { return op_type == "If" || op_type == "Scan"; }
+bool is_flattened_control_flow(const std::string& op_type) {
+  return op_type == "If" || op_type == "Scan" || op_type == "Loop";
+}
 
 void flatten_control_flow(const onnx::NodeProto& np, const std::string& name, const SubgraphScope& scope) {
-  Flattener f(scope);
+  SubgraphScope s = scope;
+  if (!s.make_output_typed) {
+    // The outermost scope: a value shape inference could not type gets the type the
+    // flattening computed, under its ONNX name (which is how that scope finds values).
+    s.make_output_typed = [&scope](const std::string& nm, DType dt, const Shape& shape) -> Value* {
+      try {
+        return scope.make_output(nm);
+      } catch (const CompileError&) {
+        if (scope.lookup(nm)) throw;
+        return scope.graph->add_value(nm, dt, shape);
+      }
+    };
+  }
+  Flattener f(s);
   if (np.op_type() == "If") f.flatten_if(np, name);
-  else f.flatten_scan(np, name, scope.graph->opset);
+  else if (np.op_type() == "Scan") f.flatten_scan(np, name, s.graph->opset);
+  else f.flatten_loop(np, name);
 }
 
 }  // namespace kiln

@@ -1,4 +1,4 @@
-// Flattening of ONNX control flow at import (If, Scan).
+// Flattening of ONNX control flow at import (If, Scan, Loop).
 //
 // Kiln plans memory for one static schedule, so a node carrying subgraphs (GraphProto
 // attributes) is not kept as a node: its subgraph(s) are imported as ordinary nodes
@@ -10,9 +10,21 @@
 //   Scan  the body is unrolled once per step of the (static) scanned axis; a
 //         `KilnTakeSlice` node feeds each step its slice, Reshape + Concat stack the
 //         scan outputs, Identity passes the final state out.
-// KilnSelect / KilnTakeSlice are default-domain op types no ONNX model can contain
-// (the checker rejects unknown ops); they are lowered in lower/ops/control_flow.cpp.
-// Loop is not flattened yet (its trip count is a run-time input in general).
+//   Loop  the body is unrolled a static number of times, iteration_num a constant
+//         per step. The trip count M must be known at compile time (an initializer,
+//         a Constant, or an expression of them evaluated here with the folder's
+//         evaluators), unless the model declares the scan outputs with a static
+//         length, which then fixes the number of steps. A run-time "still active"
+//         bool (cond && t < M && every earlier cond_out) drives one `KilnSelect` per
+//         loop-carried value and step, so the state freezes exactly where the loop
+//         would stop. Scan outputs (Reshape + Concat) need a static length: when
+//         the loop might stop early or M is a run-time value, every output goes
+//         through a `KilnGuard` that fails the run (KILN_ERR_BAD_ARGUMENT) unless
+//         the loop ran exactly the declared number of iterations. Unrolling is
+//         capped at kMaxUnrolledLoopNodes nodes per Loop.
+// KilnSelect / KilnTakeSlice / KilnGuard are default-domain op types no ONNX model
+// can contain (the checker rejects unknown ops); they are lowered in
+// lower/ops/control_flow.cpp.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -32,11 +44,16 @@ struct SubgraphScope {
   std::function<Value*(const std::string&)> lookup;
   // Creates the enclosing graph's value for output `name` of the node being flattened.
   std::function<Value*(const std::string&)> make_output;
+  // Same, for an output whose type the flattening computes (a Loop's scan output,
+  // whose length shape inference leaves open): the declared type when it is static,
+  // else `dtype`/`shape`. Optional: flatten_control_flow supplies it for the
+  // outermost scope.
+  std::function<Value*(const std::string&, DType, const Shape&)> make_output_typed;
 };
 
-bool is_flattened_control_flow(const std::string& op_type);  // "If", "Scan"
+bool is_flattened_control_flow(const std::string& op_type);  // "If", "Scan", "Loop"
 
-// Imports `np` (If or Scan, named `name`) into scope.graph as plain nodes.
+// Imports `np` (If, Scan or Loop, named `name`) into scope.graph as plain nodes.
 void flatten_control_flow(const onnx::NodeProto& np, const std::string& name, const SubgraphScope& scope);
 
 }  // namespace kiln

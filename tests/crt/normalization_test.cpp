@@ -280,4 +280,21 @@ TEST(ControlFlow, SelectAndTakeSlice) {
   EXPECT_EQ(kiln_take_slice(&p, x, s), KILN_ERR_BAD_ARGUMENT);
 }
 
+// A flattened Loop's output passes only when the run-time check holds; in place too.
+TEST(ControlFlow, GuardPassesOnlyWhenTheCheckHolds) {
+  const float in[] = {5, 6};
+  float out[2] = {0, 0};
+  const uint8_t yes = 1, no = 0;
+  ASSERT_EQ(kiln_guard_bytes(&yes, in, out, sizeof out), KILN_OK);
+  EXPECT_EQ(out[0], 5.0f);
+  EXPECT_EQ(out[1], 6.0f);
+  float same[] = {7, 8};
+  ASSERT_EQ(kiln_guard_bytes(&yes, same, same, sizeof same), KILN_OK);
+  EXPECT_EQ(same[1], 8.0f);
+  out[0] = 0;
+  EXPECT_EQ(kiln_guard_bytes(&no, in, out, sizeof out), KILN_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(out[0], 0.0f);
+  EXPECT_EQ(kiln_guard_bytes(nullptr, in, out, sizeof out), KILN_ERR_NULL_POINTER);
+}
+
 }  // namespace

@@ -1,6 +1,8 @@
-// The internal nodes the importer creates when it flattens If and Scan
-// (import/control_flow.h): KilnSelect (the run-time branch choice) and KilnTakeSlice
-// (one step of a scanned input). Both are byte copies, so any dtype works.
+// The internal nodes the importer creates when it flattens If, Scan and Loop
+// (import/control_flow.h): KilnSelect (the run-time branch choice, also a Loop's
+// frozen state), KilnTakeSlice (one step of a scanned input) and KilnGuard (a Loop
+// output, passed only when the loop ran the static number of iterations). All are
+// byte copies, so any dtype works.
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
@@ -35,11 +37,22 @@ KernelCall take_slice(const Node& n) {
   return k;
 }
 
+KernelCall guard(const Node& n) {
+  const Value* out = n.outputs.at(0);
+  require_dtype(n, n.input(0), DType::Bool, "check");
+  require_dtype(n, n.input(1), out->dtype, "value");
+  KernelCall k;
+  k.call = "kiln_guard_bytes($in0, $in1, $out0, " + std::to_string(out->size_bytes()) + "u)";
+  k.in_place_inputs = {1};
+  return k;
+}
+
 }  // namespace
 
 void register_control_flow_lowerings() {
   register_lowering("KilnSelect", select);
   register_lowering("KilnTakeSlice", take_slice);
+  register_lowering("KilnGuard", guard);
 }
 
 }  // namespace kiln
