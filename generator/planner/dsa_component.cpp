@@ -1,23 +1,49 @@
 #include "planner/dsa_component.h"
 
 #include <algorithm>
+#include <climits>
 #include <numeric>
+#include <random>
 #include <tuple>
+#include <string>
+#include <cstring>
+#include <cstdio>
+#include <cstdlib>
 
 #include "planner/conflicts.h"
 
 namespace kiln::planner {
+size_t g_run_depth = 0;
+std::vector<size_t> g_depths;
+std::string g_dump;
+uint64_t g_cur_run = 0;
 
 namespace {
 
-uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  h *= 0xff51afd7ed558ccdULL;
-  return h ^ (h >> 33);
+uint64_t mix(uint64_t h) {
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebULL;
+  return h ^ (h >> 31);
 }
 
-constexpr size_t kMemoSlots = size_t(1) << 20;  // 16 MiB of fingerprints
+constexpr uint64_t kNone = UINT64_MAX;
+constexpr size_t kMemoMinSlots = size_t(1) << 12;
+constexpr size_t kMemoMaxSlots = size_t(1) << 20;  // 16 MiB of fingerprints at most
 constexpr size_t kMemoProbe = 8;
+// Nodes of the first run; run i gets this times the i-th term of the Luby
+// sequence (1 1 2 1 1 2 4 1 1 2 ...).
+constexpr uint64_t kRestartBase = 500;
+
+uint64_t luby(uint64_t i) {  // i >= 1
+  for (;;) {
+    uint64_t p = 1;
+    while (2 * p - 1 < i) p *= 2;
+    if (2 * p - 1 == i) return p;
+    i -= p - 1;
+  }
+}
 
 }  // namespace
 
@@ -34,219 +60,375 @@ ComponentSearch::ComponentSearch(const std::vector<DsaItem>& all, std::vector<in
   }
   auto key = [](const Item& x) { return std::make_tuple(x.s0, -x.s1, ~x.size, ~x.align); };
   std::stable_sort(items_.begin(), items_.end(), [&](const Item& a, const Item& b) { return key(a) < key(b); });
-  // Which of the items at one position (they share their start section) to try
-  // first. No single rule suits every instance, so the budget is split between
-  // two: longest (then largest) first, and largest area first. Failed states
-  // found under one rule stay remembered for the other: they are proofs.
-  rank_.assign(2, std::vector<int>(items_.size()));
-  for (size_t b = 0; b < items_.size(); ++b) rank_[0][b] = int(b);
-  {
-    std::vector<int> order(items_.size());
-    std::iota(order.begin(), order.end(), 0);
-    auto area = [&](int b) {
-      const Item& x = items_[size_t(b)];
-      return x.size * uint64_t(points[size_t(x.s1)] - points[size_t(x.s0)]);
-    };
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return area(a) > area(b); });
-    for (size_t r = 0; r < order.size(); ++r) rank_[1][size_t(order[r])] = int(r);
-  }
-  for (size_t b = 1; b < items_.size(); ++b)
+  const size_t n = items_.size();
+  for (size_t b = 1; b < n; ++b)
     if (key(items_[b]) == key(items_[b - 1])) items_[b].twin_prev = int(b - 1);
+  {
+    auto length = [&](size_t b) { return points[size_t(items_[b].s1)] - points[size_t(items_[b].s0)]; };
+    std::vector<int> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return std::make_tuple(-length(size_t(a)), ~items_[size_t(a)].size) <
+             std::make_tuple(-length(size_t(b)), ~items_[size_t(b)].size);
+    });
+    rank_.assign(n, 0);
+    for (size_t r = 0; r < n; ++r) rank_[size_t(order[r])] = int(r);
+  }
   first_item_.assign(size_t(nsec_) + 1, 0);
   for (int s = 0, b = 0; s <= nsec_; ++s) {
-    while (b < int(items_.size()) && items_[size_t(b)].s0 < s) ++b;
+    while (b < int(n) && items_[size_t(b)].s0 < s) ++b;
     first_item_[size_t(s)] = b;
   }
-  const size_t n = items_.size();
   conflicts_.assign(n, {});
   for (size_t a = 0; a < n; ++a)
     for (size_t b = a + 1; b < n && items_[b].s0 < items_[a].s1; ++b)  // sorted by start
       conflicts_[a].push_back(int(b)), conflicts_[b].push_back(int(a));
+  cover_.assign(size_t(nsec_), {});
+  for (size_t b = 0; b < n; ++b)
+    for (int s = items_[b].s0; s < items_[b].s1; ++s) cover_[size_t(s)].push_back(int(b));
+  for (auto& c : cover_)
+    std::stable_sort(c.begin(), c.end(), [&](int x, int y) {
+      return items_[size_t(x)].s1 - items_[size_t(x)].s0 < items_[size_t(y)].s1 - items_[size_t(y)].s0;
+    });
+  std::mt19937_64 rng(0x6b696c6e);  // fixed: fingerprints are the same on every run
+  zkey_.resize(4 * n);
+  for (auto& z : zkey_) z = rng();
   offsets_.assign(ids_.size(), 0);
+}
+
+uint64_t ComponentSearch::offset_of(int b) const { return align_up(top_[size_t(b)], items_[size_t(b)].align); }
+
+// An item waits (is not a candidate now) when it was excluded at its offset or,
+// in waiting mode, when its offset is below the level already left behind.
+bool ComponentSearch::waiting(int b, uint64_t o, uint64_t level) const {
+  return excl_[size_t(b)] == o || (may_wait_ && o < level);
 }
 
 ComponentSearch::Result ComponentSearch::decide(uint64_t capacity, SearchBudget* budget) {
   cap_ = capacity;
   budget_ = budget;
-  out_of_budget_ = false;
   const size_t n = items_.size();
-  floor_.assign(n, 0);
+  top_.assign(n, 0);
   at_.assign(n, 0);
-  early_.assign(n, 0);
+  excl_.assign(n, kNone);
   placed_.assign(n, 0);
-  ahead_.assign(n, 0);
   undo_mark_.assign(n, 0);
+  next_.resize(n);
+  prev_.resize(n);
+  for (size_t b = 0; b < n; ++b) next_[b] = int(b + 1), prev_[b] = int(b) - 1;
   rem_.assign(size_t(nsec_), 0);
-  low_.assign(size_t(nsec_), 0);
+  floor_.assign(size_t(nsec_), 0);
+  witness_.assign(size_t(nsec_), -1);
   cross_.assign(size_t(nsec_) + 1, 0);
   placed_stack_.clear();
+  top_undo_.clear();
   floor_undo_.clear();
+  excl_undo_.clear();
+  hash_undo_.clear();
   scratch_.clear();
-  memo_.assign(kMemoSlots, {0, 0});
+  memo_.assign(kMemoMinSlots, {0, 0});
   memo_used_ = 0;
-  for (const Item& it : items_) {
+  may_wait_ = false;
+  h1_ = h2_ = 0;
+  for (size_t b = 0; b < n; ++b) {
+    const Item& it = items_[b];
+    may_wait_ |= it.align > 1;
     for (int s = it.s0; s < it.s1; ++s) rem_[size_t(s)] += it.size;
     for (int t = it.s0 + 1; t < it.s1; ++t) ++cross_[size_t(t)];
+    h1_ ^= mix(zkey_[4 * b]);
+    h2_ ^= mix(zkey_[4 * b + 1]);
   }
   for (int s = 0; s < nsec_; ++s)
     if (rem_[size_t(s)] > cap_) return Result::Infeasible;
-  for (size_t round = 0;; ++round) {
-    // Each rule gets an equal share of what is left of the budget; the last one
-    // keeps searching until the budget is spent.
-    rank_now_ = &rank_[std::min(round, rank_.size() - 1)];
-    const uint64_t left = budget_->node_limit > budget_->nodes ? budget_->node_limit - budget_->nodes : 0;
-    slice_left_ = round + 1 < rank_.size() ? left / (rank_.size() - round) : UINT64_MAX;
+  tiebreak_ = rank_;
+  for (uint64_t run = 0;; ++run) {
+    if (run > 0) {
+      std::vector<int> order(n);
+      std::iota(order.begin(), order.end(), 0);
+      static const uint64_t ksb = getenv("KSB") ? strtoull(getenv("KSB"), 0, 10) : 0;
+      std::mt19937_64 rng(run + ksb * 7919);
+      std::shuffle(order.begin(), order.end(), rng);
+      for (size_t r = 0; r < n; ++r) tiebreak_[size_t(order[r])] = int(r);
+    }
+    run_left_ = kRestartBase * luby(run + 1);
+    g_cur_run = run;
     out_of_budget_ = false;
-    if (solve(0, nsec_, {0, -1})) {
+    if (solve(0, nsec_, may_wait_ ? 0 : kNone)) {
       for (size_t b = 0; b < n; ++b) offsets_[size_t(items_[b].id_index)] = at_[b];
       return Result::Found;
     }
+    g_depths.push_back(g_run_depth); g_run_depth = 0;
+    if (getenv("KDUMP") && run == 0) printf("RUN0 deepest state floors:\n%s\n", g_dump.c_str());
     if (!out_of_budget_) return Result::Infeasible;  // the whole tree was searched
-    if (budget_->exhausted || round + 1 >= rank_.size()) return Result::OutOfBudget;
+    if (budget_->exhausted) return Result::OutOfBudget;
   }
 }
 
-bool ComponentSearch::split(int lo, int hi, Cursor cur, bool* result) {
-  // Parts between boundaries no unplaced item crosses, keeping those with work.
-  struct Part {
-    int lo, hi;
-    uint64_t load;
+// Capacity floors: in each section with unplaced items, the lowest offset one
+// of them can take plus their total size must fit. Each section remembers the
+// item that last showed it fits, which usually still does.
+bool ComponentSearch::sections_fit(int lo, int hi, uint64_t m, uint64_t level) {
+  auto lowest = [&](int c) {
+    const uint64_t o = offset_of(c);
+    return std::max(o, m) + (waiting(c, o, level) ? 1 : 0);
   };
-  Part parts[64];
-  int count = 0;
-  bool many = false;
-  for (int a = lo; a < hi;) {
-    int b = a + 1;
-    while (b < hi && cross_[size_t(b)] > 0) ++b;
-    uint64_t load = 0;
-    for (int s = a; s < b; ++s) load = std::max(load, rem_[size_t(s)]);
-    if (load > 0) {
-      if (count < 64) parts[count++] = {a, b, load};
-      else many = true;
-    }
-    a = b;
+  for (int s = lo; s < hi; ++s) {
+    const uint64_t r = rem_[size_t(s)];
+    if (r == 0) continue;
+    const uint64_t limit = cap_ - r;  // >= m: checked by the caller
+    if (floor_[size_t(s)] > limit) return false;
+    const int w = witness_[size_t(s)];
+    if (w >= 0 && !placed_[size_t(w)] && lowest(w) <= limit) continue;
+    bool ok = false;
+    for (int c : cover_[size_t(s)])
+      if (!placed_[size_t(c)] && lowest(c) <= limit) {
+        witness_[size_t(s)] = c;
+        ok = true;
+        break;
+      }
+    if (!ok) return false;
   }
-  if (count == 0) return *result = true;
-  if (count == 1 || many) return false;  // (more than 64 parts: searched as one, still correct)
-  // Most loaded part first: an infeasible part fails there soonest.
-  std::sort(parts, parts + count, [](const Part& x, const Part& y) { return x.load > y.load; });
-  const size_t mark = placed_stack_.size();
-  for (int k = 0; k < count; ++k)
-    if (!solve(parts[k].lo, parts[k].hi, cur)) {
-      unplace_to(mark);
-      *result = false;
+  return true;
+}
+
+bool ComponentSearch::solve(int lo, int hi, uint64_t level) {
+  // Parts between boundaries no unplaced item crosses, keeping those with work.
+  // A section no unplaced item lives in is bounded by such boundaries.
+  uint64_t load = 0;
+  {
+    struct Part {
+      int lo, hi;
+      uint64_t load;
+    };
+    Part first{0, 0, 0};
+    std::vector<Part> more;  // only allocated when the node splits
+    int count = 0;
+    for (int a = lo; a < hi;) {
+      uint64_t l = rem_[size_t(a)];
+      int b = a + 1;
+      for (; b < hi && cross_[size_t(b)] > 0; ++b) l = std::max(l, rem_[size_t(b)]);
+      if (l > 0) {
+        if (count == 1) more.push_back(first);
+        if (count == 0) first = {a, b, l};
+        else more.push_back({a, b, l});
+        ++count;
+      }
+      a = b;
+    }
+    if (count == 0) return true;
+    if (count > 1) {
+      // Most loaded part first: an infeasible part fails there soonest.
+      std::stable_sort(more.begin(), more.end(), [](const Part& x, const Part& y) { return x.load > y.load; });
+      const size_t mark = placed_stack_.size();
+      for (const Part& p : more)
+        if (!solve(p.lo, p.hi, level)) {
+          unplace_to(mark);
+          return false;
+        }
       return true;
     }
-  return *result = true;
-}
-
-bool ComponentSearch::solve(int lo, int hi, Cursor cur) {
-  bool result = false;
-  if (split(lo, hi, cur, &result)) return result;
-  if (slice_left_ == 0 || !budget_->spend()) {
+    lo = first.lo, hi = first.hi, load = first.load;
+  }
+  if (run_left_ == 0 || !budget_->spend()) {
     out_of_budget_ = true;
     return false;
   }
-  --slice_left_;
+  --run_left_;
+  // The lowest offset m a free item can take, the free items at m (in start
+  // order) and whether some item waits.
   const int ib = first_item_[size_t(lo)], ie = first_item_[size_t(hi)];
-  // Where each unplaced item can go next, and the fingerprint of the state.
-  uint64_t h1 = 0x9e3779b97f4a7c15ULL, h2 = 0x2545f4914f6cdd1dULL;
-  for (int b = ib; b < ie; ++b) {
-    if (placed_[size_t(b)]) continue;
-    const Item& it = items_[size_t(b)];
-    const uint64_t f = align_up(floor_[size_t(b)], it.align);
-    const bool ahead = f > cur.level || (f == cur.level && it.s0 > cur.start);
-    ahead_[size_t(b)] = ahead;
-    early_[size_t(b)] = ahead ? f : cur.level;
-    const uint64_t v = ahead ? f + 1 : 0;
-    h1 = mix(h1, uint64_t(b) << 32 ^ v);
-    h2 = mix(h2 + v, uint64_t(b) + 1);
-  }
-  h2 |= 1;
-  if (memo_has(h1, h2)) return false;
-  // An item behind the cursor must come to rest on an unplaced item it conflicts
-  // with. Its lowest address is updated in place, so an item resting on another
-  // one behind the cursor sees that one's raised bound (every value stays a valid
-  // lower bound; more passes were measured and did not pay for themselves).
-  for (int b = ib; b < ie; ++b) {
-    if (placed_[size_t(b)] || ahead_[size_t(b)]) continue;
-    uint64_t support = UINT64_MAX;
-    for (int y : conflicts_[size_t(b)])
-      if (!placed_[size_t(y)]) support = std::min(support, early_[size_t(y)] + items_[size_t(y)].size);
-    if (support == UINT64_MAX) return false;
-    early_[size_t(b)] = align_up(std::max(support, cur.level), items_[size_t(b)].align);
-  }
-  for (int s = lo; s < hi; ++s) low_[size_t(s)] = UINT64_MAX;
-  uint64_t pa = UINT64_MAX;
-  int ps = INT32_MAX;
-  for (int b = ib; b < ie; ++b) {
-    if (placed_[size_t(b)]) continue;
-    const Item& it = items_[size_t(b)];
-    const uint64_t e = early_[size_t(b)];
-    if (ahead_[size_t(b)] && std::tie(e, it.s0) < std::tie(pa, ps) &&
-        (it.twin_prev < 0 || placed_[size_t(it.twin_prev)]))
-      pa = e, ps = it.s0;
-    if (e + it.size > cap_) return false;
-    for (int s = it.s0; s < it.s1; ++s) low_[size_t(s)] = std::min(low_[size_t(s)], e);
-  }
-  for (int s = lo; s < hi; ++s)
-    if (rem_[size_t(s)] > 0 && low_[size_t(s)] + rem_[size_t(s)] > cap_) return false;
-  if (pa == UINT64_MAX) return false;
-  // The items that can take position (pa, ps).
   const size_t base = scratch_.size();
-  bool forced = false;
-  for (int b = first_item_[size_t(ps)]; b < first_item_[size_t(ps) + 1]; ++b) {
-    const Item& it = items_[size_t(b)];
-    if (placed_[size_t(b)] || !ahead_[size_t(b)] || early_[size_t(b)] != pa) continue;
-    if (it.twin_prev >= 0 && !placed_[size_t(it.twin_prev)]) continue;
-    bool hatless = true;
-    for (int y : conflicts_[size_t(b)])
-      if (!placed_[size_t(y)]) {
-        hatless = false;
-        break;
-      }
-    if (hatless) {
-      // Nothing can ever lift it: it goes here in every solution.
-      scratch_.resize(base);
-      scratch_.push_back(b);
-      forced = true;
-      break;
+  uint64_t m = kNone;
+  bool any_waiting = false;
+  int b = ib;
+  while (b < ie && placed_[size_t(b)]) ++b;
+  for (; b < ie; b = next_[size_t(b)]) {
+    const uint64_t o = offset_of(b);
+    if (waiting(b, o, level)) {
+      any_waiting = true;
+      if (!may_wait_ && o < m) m = o, scratch_.resize(base);  // its offset is still the lowest
+      continue;
     }
-    scratch_.push_back(b);
+    if (o < m) m = o, scratch_.resize(base);
+    if (o == m) scratch_.push_back(b);
   }
   const size_t end = scratch_.size();
-  const std::vector<int>& rank = *rank_now_;
-  std::sort(scratch_.begin() + long(base), scratch_.begin() + long(end),
-            [&](int x, int y) { return rank[size_t(x)] < rank[size_t(y)]; });
-  const Cursor next{pa, ps};
-  bool found = false;
-  for (size_t c = base; c < end && !found && !out_of_budget_; ++c) {
-    const int b = scratch_[c];
-    const size_t mark = placed_stack_.size();
-    place(b, pa);
-    if (solve(lo, hi, next)) found = true;
-    else unplace_to(mark);
+  uint64_t k1 = h1_ ^ mix(uint64_t(lo) << 32 | uint64_t(hi)), k2 = h2_ + uint64_t(lo) * 0x9e3779b97f4a7c15ULL + uint64_t(hi);
+  if (may_wait_) k1 ^= mix(level + 0x632be59bd9b4e019ULL);
+  k2 |= 1;
+  auto fail = [&](bool remember) {
+    scratch_.resize(base);
+    if (remember && !out_of_budget_) memo_add(k1, k2);
+    return false;
+  };
+  if (base == end) return fail(true);  // only waiting items, nothing to lift them
+  if (memo_has(k1, k2)) return fail(false);
+  if (m + load > cap_ || !sections_fit(lo, hi, m, level)) return fail(true);
+  if (any_waiting) {
+    for (b = ib; b < ie && placed_[size_t(b)]; ++b) {
+    }
+    for (; b < ie; b = next_[size_t(b)]) {
+      const uint64_t o = offset_of(b);
+      if (!waiting(b, o, level)) continue;
+      bool ok = false;
+      if (may_wait_) {
+        // A waiting item must be lifted by an unplaced item it conflicts with.
+        for (int y : conflicts_[size_t(b)])
+          if (!placed_[size_t(y)]) {
+            ok = true;
+            break;
+          }
+      } else {
+        // An item excluded at m must conflict with an item placed at m.
+        const Item& it = items_[size_t(b)];
+        for (size_t k = base; k < end && !ok; ++k) {
+          const Item& c = items_[size_t(scratch_[k])];
+          ok = c.s0 < it.s1 && it.s0 < c.s1;
+        }
+      }
+      if (!ok) return fail(true);
+    }
   }
-  scratch_.resize(base);
-  if (!found && !forced && !out_of_budget_ && solve(lo, hi, next)) found = true;
-  if (!found && !out_of_budget_) memo_add(h1, h2);
-  return found;
+  // Forced: without waiting, an item at m overlapping no other free item at m
+  // (the maximal set contains it); with waiting, an item no unplaced item
+  // conflicts with (nothing could ever lift it).
+  int forced = -1;
+  if (!may_wait_) {
+    int max_end = INT_MIN;
+    for (size_t k = base; k < end && forced < 0; ++k) {
+      const Item& it = items_[size_t(scratch_[k])];
+      const int next_start = k + 1 < end ? items_[size_t(scratch_[k + 1])].s0 : INT_MAX;
+      if (max_end <= it.s0 && next_start >= it.s1) forced = scratch_[k];
+      max_end = std::max(max_end, it.s1);
+    }
+  } else {
+    for (size_t k = base; k < end && forced < 0; ++k) {
+      bool alone = true;
+      for (int y : conflicts_[size_t(scratch_[k])])
+        if (!placed_[size_t(y)]) {
+          alone = false;
+          break;
+        }
+      if (alone) forced = scratch_[k];
+    }
+  }
+  if (forced >= 0) {
+    scratch_.resize(base);
+    const size_t mark = placed_stack_.size();
+    place(forced, m);
+    if (solve(lo, hi, m)) return true;
+    unplace_to(mark);
+    return fail(true);
+  }
+  // The choices, best first: filling a valley of the skyline, then levelling
+  // with a neighbour, then this run's tie-break order.
+  static const char* kalt = getenv("KALT");
+  const int ksec = kalt ? kalt[g_cur_run % strlen(kalt)] - '0' : (getenv("KSEC") ? atoi(getenv("KSEC")) : 0);
+  int tight = -1;
+  if (ksec && !may_wait_) {
+    uint64_t best = kNone;
+    int bestc = INT_MAX;
+    for (size_t k = base; k < end; ++k) {
+      const Item& it = items_[size_t(scratch_[k])];
+      for (int s = it.s0; s < it.s1; ++s) {
+        const uint64_t sl = cap_ - m - rem_[size_t(s)];
+        int cnt = 0;
+        if (ksec == 2) for (size_t j = base; j < end; ++j) { const Item& c = items_[size_t(scratch_[j])]; cnt += c.s0 <= s && s < c.s1; }
+        if (ksec == 3) { if (sl != 0) continue; for (size_t j = base; j < end; ++j) { const Item& c = items_[size_t(scratch_[j])]; cnt += c.s0 <= s && s < c.s1; } }
+        if (ksec >= 2 ? std::make_pair(cnt, sl) < std::make_pair(bestc, best) : sl < best) best = sl, bestc = cnt, tight = s;
+      }
+    }
+  }
+  for (size_t k = base; k < end; ++k) {
+    const Item& it = items_[size_t(scratch_[k])];
+    if (tight >= 0 && !(it.s0 <= tight && tight < it.s1)) continue;
+    if (it.twin_prev < 0 || placed_[size_t(it.twin_prev)]) scratch_.push_back(scratch_[k]);
+  }
+  const size_t cbeg = end, cend = scratch_.size();
+  auto score = [&](int x) {
+    const Item& c = items_[size_t(x)];
+    const uint64_t top = m + c.size;
+    const uint64_t left = c.s0 == 0 ? kNone : floor_[size_t(c.s0 - 1)];
+    const uint64_t right = c.s1 == nsec_ ? kNone : floor_[size_t(c.s1)];
+    return 4 * (int(left > m) + int(right > m)) + int(left == top) + int(right == top);
+  };
+  std::sort(scratch_.begin() + long(cbeg), scratch_.begin() + long(cend), [&](int x, int y) {
+    const int sx = score(x), sy = score(y);
+    return sx != sy ? sx > sy : tiebreak_[size_t(x)] < tiebreak_[size_t(y)];
+  });
+  // Branch: the best choice goes at m; else it is excluded at m and the next
+  // one goes there; and so on.
+  const size_t excl_mark = excl_undo_.size();
+  bool found = false;
+  for (size_t c = cbeg; c < cend && !found && !out_of_budget_; ++c) {
+    const int x = scratch_[c];
+    const size_t mark = placed_stack_.size();
+    place(x, m);
+    if (solve(lo, hi, m)) found = true;
+    else {
+      unplace_to(mark);
+      exclude(x, m);
+    }
+  }
+  // Waiting mode: or no more items at m at all.
+  if (!found && may_wait_ && !out_of_budget_ && solve(lo, hi, m + 1)) found = true;
+  if (!found && tight >= 0 && !out_of_budget_) {
+    for (size_t k = base; k < end; ++k) {
+      const int x = scratch_[k];
+      const Item& it = items_[size_t(x)];
+      if (it.s0 <= tight && tight < it.s1 && excl_[size_t(x)] != m) exclude(x, m);
+    }
+    if (solve(lo, hi, m)) found = true;
+  }
+  unexclude_to(excl_mark);
+  if (found) {
+    scratch_.resize(base);
+    return true;
+  }
+  return fail(true);
 }
 
 void ComponentSearch::place(int b, uint64_t at) {
   const Item& it = items_[size_t(b)];
   const uint64_t top = at + it.size;
-  undo_mark_[size_t(b)] = floor_undo_.size();
+  hash_undo_.push_back({h1_, h2_});
+  h1_ ^= mix(zkey_[4 * size_t(b)] ^ at);
+  h2_ ^= mix(zkey_[4 * size_t(b) + 1] + at);
+  undo_mark_[size_t(b)] = top_undo_.size();
   for (int o : conflicts_[size_t(b)])
-    if (!placed_[size_t(o)] && floor_[size_t(o)] < top) {
-      floor_undo_.push_back({o, floor_[size_t(o)]});
-      floor_[size_t(o)] = top;
+    if (!placed_[size_t(o)] && top_[size_t(o)] < top) {
+      const uint64_t before = offset_of(o);
+      top_undo_.push_back({o, top_[size_t(o)]});
+      top_[size_t(o)] = top;
+      const uint64_t after = offset_of(o);
+      if (after != before) {
+        h1_ ^= mix(zkey_[4 * size_t(o)] ^ before) ^ mix(zkey_[4 * size_t(o)] ^ after);
+        h2_ ^= mix(zkey_[4 * size_t(o) + 1] + before) ^ mix(zkey_[4 * size_t(o) + 1] + after);
+      }
     }
-  for (int s = it.s0; s < it.s1; ++s) rem_[size_t(s)] -= it.size;
+  for (int s = it.s0; s < it.s1; ++s) {
+    rem_[size_t(s)] -= it.size;
+    floor_undo_.push_back(floor_[size_t(s)]);
+    floor_[size_t(s)] = top;
+  }
   for (int t = it.s0 + 1; t < it.s1; ++t) --cross_[size_t(t)];
   placed_[size_t(b)] = 1;
   at_[size_t(b)] = at;
+  if (prev_[size_t(b)] >= 0) next_[size_t(prev_[size_t(b)])] = next_[size_t(b)];
+  if (next_[size_t(b)] < int(items_.size())) prev_[size_t(next_[size_t(b)])] = prev_[size_t(b)];
   placed_stack_.push_back(b);
+  if (placed_stack_.size() > g_run_depth) {
+    g_run_depth = placed_stack_.size();
+    if (getenv("KDUMP")) {
+      g_dump.clear();
+      char buf[200];
+      for (int s2 = 0; s2 < nsec_; ++s2) { snprintf(buf, sizeof buf, "%llu ", (unsigned long long)(floor_[size_t(s2)] / 1024)); g_dump += buf; }
+      g_dump += "\nplaced:";
+      for (int q : placed_stack_) { snprintf(buf, sizeof buf, " [%d,%d)x%llu@%llu", items_[size_t(q)].s0, items_[size_t(q)].s1, (unsigned long long)(items_[size_t(q)].size/1024), (unsigned long long)(at_[size_t(q)]/1024)); g_dump += buf; }
+      g_dump += "\nslack:";
+      for (int s2 = 0; s2 < nsec_; ++s2) { snprintf(buf, sizeof buf, " %lld", (long long)(cap_ - floor_[size_t(s2)] - rem_[size_t(s2)]) / 1024); g_dump += buf; }
+    }
+  }
 }
 
 void ComponentSearch::unplace_to(size_t mark) {
@@ -254,19 +436,51 @@ void ComponentSearch::unplace_to(size_t mark) {
     const int b = placed_stack_.back();
     placed_stack_.pop_back();
     const Item& it = items_[size_t(b)];
-    while (floor_undo_.size() > undo_mark_[size_t(b)]) {
-      floor_[size_t(floor_undo_.back().first)] = floor_undo_.back().second;
-      floor_undo_.pop_back();
-    }
-    for (int s = it.s0; s < it.s1; ++s) rem_[size_t(s)] += it.size;
-    for (int t = it.s0 + 1; t < it.s1; ++t) ++cross_[size_t(t)];
+    if (prev_[size_t(b)] >= 0) next_[size_t(prev_[size_t(b)])] = b;
+    if (next_[size_t(b)] < int(items_.size())) prev_[size_t(next_[size_t(b)])] = b;
     placed_[size_t(b)] = 0;
+    for (int t = it.s0 + 1; t < it.s1; ++t) ++cross_[size_t(t)];
+    for (int s = it.s1 - 1; s >= it.s0; --s) {
+      floor_[size_t(s)] = floor_undo_.back();
+      floor_undo_.pop_back();
+      rem_[size_t(s)] += it.size;
+    }
+    while (top_undo_.size() > undo_mark_[size_t(b)]) {
+      top_[size_t(top_undo_.back().first)] = top_undo_.back().second;
+      top_undo_.pop_back();
+    }
+    h1_ = hash_undo_.back().first;
+    h2_ = hash_undo_.back().second;
+    hash_undo_.pop_back();
+  }
+}
+
+// The fingerprint covers exclusions with the offset they were made at.
+void ComponentSearch::exclude(int b, uint64_t at) {
+  const uint64_t was = excl_[size_t(b)];
+  excl_undo_.push_back({b, was});
+  if (was != kNone) h1_ ^= mix(zkey_[4 * size_t(b) + 2] ^ was), h2_ ^= mix(zkey_[4 * size_t(b) + 3] + was);
+  excl_[size_t(b)] = at;
+  h1_ ^= mix(zkey_[4 * size_t(b) + 2] ^ at);
+  h2_ ^= mix(zkey_[4 * size_t(b) + 3] + at);
+}
+
+void ComponentSearch::unexclude_to(size_t mark) {
+  while (excl_undo_.size() > mark) {
+    const int b = excl_undo_.back().first;
+    const uint64_t now = excl_[size_t(b)], was = excl_undo_.back().second;
+    excl_undo_.pop_back();
+    h1_ ^= mix(zkey_[4 * size_t(b) + 2] ^ now);
+    h2_ ^= mix(zkey_[4 * size_t(b) + 3] + now);
+    if (was != kNone) h1_ ^= mix(zkey_[4 * size_t(b) + 2] ^ was), h2_ ^= mix(zkey_[4 * size_t(b) + 3] + was);
+    excl_[size_t(b)] = was;
   }
 }
 
 bool ComponentSearch::memo_has(uint64_t k1, uint64_t k2) const {
+  const size_t mask = memo_.size() - 1;
   for (size_t p = 0; p < kMemoProbe; ++p) {
-    const auto& slot = memo_[(k1 + p) & (kMemoSlots - 1)];
+    const auto& slot = memo_[(k1 + p) & mask];
     if (slot.second == 0) return false;
     if (slot.first == k1 && slot.second == k2) return true;
   }
@@ -274,15 +488,24 @@ bool ComponentSearch::memo_has(uint64_t k1, uint64_t k2) const {
 }
 
 void ComponentSearch::memo_add(uint64_t k1, uint64_t k2) {
+  if (memo_used_ * 2 >= memo_.size() && memo_.size() < kMemoMaxSlots) {
+    // Grow: small searches stay cheap, long ones get the full table.
+    std::vector<std::pair<uint64_t, uint64_t>> old(memo_.size() * 2, {0, 0});
+    old.swap(memo_);
+    memo_used_ = 0;
+    for (const auto& e : old)
+      if (e.second != 0) memo_add(e.first, e.second);
+  }
+  const size_t mask = memo_.size() - 1;
   for (size_t p = 0; p < kMemoProbe; ++p) {
-    auto& slot = memo_[(k1 + p) & (kMemoSlots - 1)];
+    auto& slot = memo_[(k1 + p) & mask];
     if (slot.second == 0 || (slot.first == k1 && slot.second == k2)) {
       memo_used_ += slot.second == 0;
       slot = {k1, k2};
       return;
     }
   }
-  memo_[k1 & (kMemoSlots - 1)] = {k1, k2};  // full run: replace (a forgotten failure is only re-searched)
+  memo_[k1 & mask] = {k1, k2};  // full run: replace (a forgotten failure is only re-searched)
 }
 
 }  // namespace kiln::planner

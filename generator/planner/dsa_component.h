@@ -2,31 +2,50 @@
 // these items fit below a given height? (dsa_search.cpp wraps it into the
 // minimisation and splits the pool at static cut-lines first.)
 //
-// A solution is listed in canonical order: push every item down as far as it
-// goes (each then rests on 0 or on the top of an item it conflicts with) and
-// sort by (address, start section). Each item's address is then the highest top
-// among the earlier-listed items it conflicts with (its "floor"), so the search
-// only decides what comes next. It walks a cursor through the positions
-// (address, start section) in increasing order: at the lowest position where some
-// item could go (its floor is that address and it starts there), either one of
-// those items goes there, or the position stays empty ("skip"). Items at one
-// position all live in its start section, so at most one of them can take it.
+// Sections are the elementary time intervals between consecutive distinct
+// endpoints. An item's offset, while it is unplaced, is the highest top of the
+// placed items it conflicts with (the max of the floors of its sections), rounded
+// up to its alignment. The search only ever places an item at its offset.
+//
+// Canonical placements (no item aligned beyond 1 byte). Every valid plan, pushed
+// down as far as it goes, can be rebuilt by always placing at the *lowest*
+// offset m any unplaced item can currently take, so that is all the search ever
+// does: offsets never decrease along a branch and every unplaced item ends at m
+// or above. The items placed at one offset m are pairwise disjoint in time, and
+// every item whose offset is m either goes there or conflicts with one that does
+// (otherwise its offset would still be m and the search would still be at m):
+// they form a maximal set of disjoint items among those at m. Branching on the
+// best item at m first, then the next one with the first excluded from m, and so
+// on, enumerates each such set once; an excluded item that no remaining item at
+// m overlaps can never be placed, and the node fails.
+//
+// With alignment the lowest-offset rule is not complete (an item may have to wait
+// above an alignment gap), so when some item is aligned the search also allows
+// "no more items at m": the items left at m then wait until a placement lifts them.
 //
 // Per node, in the part of the time axis being searched:
-//  - an item whose floor is behind the cursor must later rest on an unplaced
-//    item it conflicts with; its lowest possible address is that item's lowest
-//    address plus its size; with no such item the node fails;
-//  - capacity floors: in every section, the lowest possible address of its
-//    unplaced items plus their total size must fit under the height;
-//  - an item no unplaced item conflicts with can only ever go at its floor, so
-//    when it is at the lowest position it is placed without alternatives;
-//  - identical items are placed in index order only;
+//  - capacity floors: in every section, the lowest offset any of its unplaced
+//    items can still take (at least m; above m for an excluded or waiting item)
+//    plus their total size must fit under the height;
+//  - an item at m that overlaps no other item at m is in every maximal set, and
+//    an item no unplaced item conflicts with can only ever go at its offset: such
+//    items are placed without alternatives;
+//  - identical items (same interval, size, alignment) are placed in index order;
 //  - when no unplaced item crosses some section boundary, the parts left and
 //    right of it are independent: each is searched on its own, and if one fails
 //    the node fails without trying other arrangements of the others;
-//  - the failed states are remembered (a 128-bit fingerprint of the part's
-//    unplaced items and the floors of those ahead of the cursor, which is all
-//    its future depends on) in a fixed-size table.
+//  - failed states are remembered (a 128-bit fingerprint of the unplaced items
+//    with their offsets and exclusions, which is all the future depends on) in a
+//    table of bounded size.
+//
+// Which item to try first at m: one that fills its valley of the skyline (its
+// neighbouring sections are higher, so nothing else could share the level with
+// it there), then one whose top levels with a neighbour, then the longest-lived,
+// then the largest. A dive can still commit early to an arrangement that fails
+// much later, so the search restarts after a number of nodes following the Luby
+// sequence, breaking the remaining ties in a different (seeded, so reproducible)
+// order each time. Failed states stay remembered across restarts: they are
+// proofs, whatever the order that found them.
 #pragma once
 
 #include <cstdint>
@@ -57,15 +76,15 @@ class ComponentSearch {
     int twin_prev;  // previous identical item, or -1
     int id_index;   // index into ids_
   };
-  struct Cursor {
-    uint64_t level;
-    int start;
-  };
 
-  bool solve(int lo, int hi, Cursor cur);
-  bool split(int lo, int hi, Cursor cur, bool* result);
+  bool solve(int lo, int hi, uint64_t level);
+  bool sections_fit(int lo, int hi, uint64_t m, uint64_t level);
   void place(int b, uint64_t at);
   void unplace_to(size_t mark);
+  void exclude(int b, uint64_t at);
+  void unexclude_to(size_t mark);
+  uint64_t offset_of(int b) const;
+  bool waiting(int b, uint64_t o, uint64_t level) const;
   bool memo_has(uint64_t k1, uint64_t k2) const;
   void memo_add(uint64_t k1, uint64_t k2);
 
@@ -74,24 +93,37 @@ class ComponentSearch {
   std::vector<Item> items_;              // sorted by start section, then longest, then largest
   std::vector<int> first_item_;          // per section s: first item with s0 >= s (nsec_ + 1 entries)
   std::vector<std::vector<int>> conflicts_;
+  std::vector<std::vector<int>> cover_;  // per section: the items live there, shortest first
+  std::vector<int> rank_;                // static preference: longest, then largest
+  std::vector<uint64_t> zkey_;           // per item: fingerprint keys (two per item)
   int nsec_ = 0;
 
   // Search state.
   uint64_t cap_ = 0;
   SearchBudget* budget_ = nullptr;
   bool out_of_budget_ = false;
-  std::vector<uint64_t> floor_, at_, rem_, low_, early_;
+  bool may_wait_ = false;                // some item is aligned: items may wait above their offset
+  uint64_t run_left_ = 0;                // nodes left before the next restart
+  std::vector<int> tiebreak_;            // per item: order among equally good choices in this run
+  std::vector<uint64_t> top_;            // per item: highest top of the placed items it conflicts with
+  std::vector<uint64_t> at_;             // per placed item: its offset
+  std::vector<uint64_t> excl_;           // per item: the offset it was excluded at (UINT64_MAX: none)
+  std::vector<uint64_t> rem_;            // per section: total size of the unplaced items live there
+  std::vector<uint64_t> floor_;          // per section: highest top of the placed items live there
+  std::vector<int> witness_;             // per section: an item that last proved its capacity floor
   std::vector<int> cross_;               // per boundary t: unplaced items with s0 < t < s1
-  std::vector<char> placed_, ahead_;
+  std::vector<char> placed_;
+  std::vector<int> next_, prev_;         // unplaced items, a doubly linked list in index order
   std::vector<int> placed_stack_;
-  std::vector<std::pair<int, uint64_t>> floor_undo_;
-  std::vector<size_t> undo_mark_;        // per placed item: floor_undo_ size before it
+  std::vector<std::pair<int, uint64_t>> top_undo_;
+  std::vector<uint64_t> floor_undo_;
+  std::vector<size_t> undo_mark_;        // per placed item: top_undo_ size before it
+  std::vector<std::pair<int, uint64_t>> excl_undo_;
+  std::vector<std::pair<uint64_t, uint64_t>> hash_undo_;
+  uint64_t h1_ = 0, h2_ = 0;             // fingerprint of the unplaced items, offsets and exclusions
   std::vector<int> scratch_;             // candidate lists of the active nodes (a stack)
   std::vector<std::pair<uint64_t, uint64_t>> memo_;  // open addressing, (0,0) = empty
   size_t memo_used_ = 0;
-  std::vector<std::vector<int>> rank_;    // per candidate rule: item -> rank
-  const std::vector<int>* rank_now_ = nullptr;
-  uint64_t slice_left_ = 0;
 };
 
 }  // namespace kiln::planner

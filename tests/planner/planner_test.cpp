@@ -276,14 +276,16 @@ TEST(Planner, CsvInstancesLoadAndRejectBadRows) {
 // The standard challenging instances (MiniMalloc's benchmark set, each feasible
 // at 1,048,576 bytes), when the shared data folder is next to the repository:
 // `exact` must fit each within that capacity. The quick ones run with the unit
-// tests; all eleven only under the ctest label planner-slow (KILN_PLANNER_SLOW
-// set), since each may take the whole default budget.
+// tests; all eleven only with KILN_PLANNER_SLOW set (their times are `make
+// bench` numbers, not test assertions).
 class ChallengingInstance : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ChallengingInstance, ExactFitsWithinTheCapacity) {
   const std::string name = GetParam();
-  const bool quick = name == "B" || name == "C";
-  if (!quick && !std::getenv("KILN_PLANNER_SLOW")) GTEST_SKIP() << "slow instance: ctest -L planner-slow";
+  // The instances the exact search settles in well under a second stay in ctest;
+  // the rest (D, I, J, K take 0.5-8 s) are measured by `make bench`.
+  const bool quick = std::string("ABCEFGH").find(name) != std::string::npos;
+  if (!quick && !std::getenv("KILN_PLANNER_SLOW")) GTEST_SKIP() << "slow instance: set KILN_PLANNER_SLOW=1 (or make bench)";
   std::filesystem::path f = std::filesystem::path(KILN_SHARED_DATA_DIR) / "dsa-challenging" / (name + ".1048576.csv");
   if (!std::filesystem::exists(f)) GTEST_SKIP() << f << " not present";
   PlanProblem p = load_csv_instance(f.string(), 1048576);
