@@ -110,26 +110,53 @@ uint64_t total_lower_bound(const Plan& plan) {
   return s;
 }
 
+namespace {
+
+bool is_power_of_two(uint64_t a) { return a != 0 && (a & (a - 1)) == 0; }
+
+// The bound of the buffers live at one step, which pairwise conflict. Each offset
+// is a multiple of its buffer's alignment, hence (powers of two) of the smallest
+// alignment A among them; so every buffer but the topmost takes its size rounded up
+// to A before the next one starts: sum(round_up(s, A)) - max(round_up(s, A) - s).
+// Without this, a pool of constants (all live at once) padded for alignment could
+// never be seen to be at its bound, and `auto` would search for nothing.
+uint64_t live_set_bound(const std::vector<const BufferInfo*>& live) {
+  uint64_t a = UINT64_MAX;
+  for (const BufferInfo* b : live) a = std::min<uint64_t>(a, is_power_of_two(b->alignment) ? b->alignment : 1);
+  uint64_t sum = 0, max_pad = 0;
+  for (const BufferInfo* b : live) {
+    const uint64_t rounded = (b->size_bytes + a - 1) / a * a;
+    sum += rounded;
+    max_pad = std::max(max_pad, rounded - b->size_bytes);
+  }
+  return sum - max_pad;
+}
+
+}  // namespace
+
 std::vector<uint64_t> lower_bounds(const PlanProblem& problem, const std::vector<Placement>& placements) {
-  // Per pool: sweep start/end events; the peak of the running sum of live sizes.
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> events(problem.pools.size());
+  // Per pool: the peak over steps of the live set's bound. Only a step where some
+  // buffer starts can be a peak (the live set only shrinks until the next start).
+  std::vector<std::vector<const BufferInfo*>> in_pool(problem.pools.size());
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
     int p = placements[i].pool;
     const auto& b = problem.buffers[i];
     if (p < 0 || b.size_bytes == 0 || b.first >= b.last) continue;
-    events[size_t(p)].push_back({b.first, int64_t(b.size_bytes)});
-    events[size_t(p)].push_back({b.last, -int64_t(b.size_bytes)});
+    in_pool[size_t(p)].push_back(&b);
   }
   std::vector<uint64_t> lb(problem.pools.size(), 0);
-  for (size_t p = 0; p < events.size(); ++p) {
-    auto& ev = events[p];
-    std::sort(ev.begin(), ev.end());  // at equal times, ends (negative) come first
-    int64_t live = 0, peak = 0;
-    for (const auto& [t, d] : ev) {
-      live += d;
-      peak = std::max(peak, live);
+  for (size_t p = 0; p < in_pool.size(); ++p) {
+    auto& bufs = in_pool[p];
+    std::sort(bufs.begin(), bufs.end(), [](const BufferInfo* x, const BufferInfo* y) { return x->first < y->first; });
+    std::vector<const BufferInfo*> live;
+    for (size_t i = 0; i < bufs.size(); ++i) {
+      const int64_t t = bufs[i]->first;
+      if (i + 1 < bufs.size() && bufs[i + 1]->first == t) continue;  // all starts at t first
+      live.clear();
+      for (size_t j = 0; j <= i; ++j)
+        if (bufs[j]->last > t) live.push_back(bufs[j]);
+      lb[p] = std::max(lb[p], live_set_bound(live));
     }
-    lb[p] = uint64_t(peak);
   }
   return lb;
 }

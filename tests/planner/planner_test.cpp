@@ -119,6 +119,26 @@ TEST(Planner, EveryAlgorithmPassesTheVerifierOnRandomInstances) {
   }
 }
 
+// Buffers live together start at multiples of the smallest alignment among them,
+// so all but the topmost take their size rounded up to it: 16 + 32 + 48 - 12.
+// A pool of constants padded for alignment is then seen to be at its bound, and
+// `auto` stops after the greedies instead of searching.
+TEST(Planner, LowerBoundCountsTheAlignmentPaddingOfBuffersLiveTogether) {
+  PlanProblem p;
+  p.pools.push_back(pool("flash"));
+  p.buffers = {buffer("w0", 4, 0, 3, {0}, 16), buffer("w1", 20, 0, 3, {0}, 16), buffer("w2", 36, 0, 3, {0}, 16),
+               buffer("later", 100, 3, 4, {0}, 16)};
+  Plan plan = run(p, "auto");
+  EXPECT_EQ(verify_plan(p, plan), "");
+  EXPECT_EQ(plan.pools[0].lower_bound, 100u);  // the later, larger step
+  p.buffers.pop_back();
+  plan = run(p, "auto");
+  EXPECT_EQ(plan.pools[0].lower_bound, 84u);
+  EXPECT_EQ(plan.pools[0].size_bytes, 84u);
+  EXPECT_TRUE(plan.proven_optimal);
+  EXPECT_EQ(plan.algorithm, "auto (greedy-by-size)");
+}
+
 TEST(Planner, VerifierCatchesOverlapMisalignmentAndCapacity) {
   PlanProblem p;
   p.pools.push_back(pool("sram", 100));
