@@ -50,6 +50,10 @@ Plan plan_exact(const PlanProblem& problem, int64_t budget_ms, const Plan* start
     for (size_t i = 0; i < problem.buffers.size(); ++i)
       if (plan.placements[i].pool == int(p)) ids.push_back(int(i));
     if (ids.empty()) continue;
+    // Already at its (alignment-aware) lower bound and within capacity: optimal.
+    if (p < plan.pools.size() && plan.pools[p].size_bytes <= plan.pools[p].lower_bound &&
+        plan.pools[p].size_bytes <= problem.pools[p].capacity.value_or(UINT64_MAX))
+      continue;
     std::vector<DsaItem> items;
     std::vector<uint64_t> incumbent;
     for (int i : ids) {
