@@ -55,14 +55,36 @@ bool declared_type(const onnx::ValueInfoProto& vi, DType* dt, Shape* shape) {
   return true;
 }
 
+// The number of elements of sequence `s` when import already knows it: a list
+// built by SequenceEmpty / SequenceConstruct (a sequence graph input given with
+// --sequence-input is one) and edited by SequenceInsert / SequenceErase, seen
+// through Identity. The list itself is resolved later (sequence/resolve_sequences.h).
+std::optional<int64_t> import_sequence_length(const Value* s, int depth) {
+  if (!s || !s->is_sequence || !s->producer || depth > 256) return std::nullopt;
+  const Node& p = *s->producer;
+  if (p.op_type == "SequenceEmpty") return 0;
+  if (p.op_type == "SequenceConstruct") return int64_t(p.inputs.size());
+  if (p.op_type == "Identity") return import_sequence_length(p.input(0), depth + 1);
+  auto n = import_sequence_length(p.input(0), depth + 1);
+  if (!n) return std::nullopt;
+  if (p.op_type == "SequenceInsert") return *n + 1;
+  if (p.op_type == "SequenceErase" && *n > 0) return *n - 1;
+  return std::nullopt;
+}
+
 // The compile-time value of `v`: its constant, or the result of evaluating the
 // chain of nodes that computes it when every leaf is a constant (a trip count
-// written as Ceil(Div(...)) of constants). Graph values are never changed: the
-// evaluation runs on private copies kept in `tmp`.
+// written as Ceil(Div(...)) of constants) or the SequenceLength of a sequence of
+// known length (an expanded SequenceMap's trip count). Graph values are never
+// changed: the evaluation runs on private copies kept in `tmp`.
 ConstantPtr compile_time_value(const Value* v, int depth, std::deque<Value>* tmp) {
   if (v->constant) return v->constant;
   if (!v->producer || depth > 64 || !v->shape_known) return nullptr;
   const Node& p = *v->producer;
+  if (p.op_type == "SequenceLength" && (p.domain.empty() || p.domain == "ai.onnx")) {
+    auto n = import_sequence_length(p.input(0), 0);
+    return n ? Constant::from_int64s({}, {*n}) : nullptr;
+  }
   Node copy;
   copy.name = p.name;
   copy.op_type = p.op_type;
@@ -198,7 +220,9 @@ class Flattener {
           auto it = infos.find(nm);
           DType idt;
           Shape ishape;
-          if (it != infos.end() && declared_type(*it->second, &idt, &ishape)) return make_local(nm, infos, prefix, nwho, &local);
+          if (it != infos.end() &&
+              (it->second->type().has_sequence_type() || declared_type(*it->second, &idt, &ishape)))
+            return make_local(nm, infos, prefix, nwho, &local);
           Value* v = g_.add_value(g_.unique_name(prefix + nm), dt, shape);
           local[nm] = v;
           return v;
@@ -230,7 +254,7 @@ class Flattener {
     for (const auto& o : body.output()) {
       Value* v = lookup(o.name());
       if (!v) throw CompileError(who + ": subgraph output '" + o.name() + "' is not produced");
-      if (!v->shape_known)
+      if (!v->shape_known && !v->is_sequence)
         throw CompileError(who + ": subgraph output '" + o.name() + "' has no static shape (Kiln needs static shapes)");
       outs.push_back(v);
     }
@@ -244,6 +268,19 @@ class Flattener {
     DType dt;
     Shape shape;
     const auto& type = it->second->type();
+    if (type.has_sequence_type()) {
+      // A sequence of tensors (a loop-carried list, an If branch's result): no
+      // shape; sequence/resolve_sequences.h resolves it into its elements.
+      const auto& st = type.sequence_type();
+      if (!st.has_elem_type() || !st.elem_type().has_tensor_type())
+        throw CompileError(who + ": subgraph value '" + nm + "' is a sequence of non-tensors, which Kiln does not support");
+      const int32_t et = st.elem_type().tensor_type().elem_type();
+      Value* v = g_.add_value(g_.unique_name(prefix + nm), dtype_is_known(et) ? DType(et) : DType::Undefined, {});
+      v->is_sequence = true;
+      v->shape_known = false;
+      (*local)[nm] = v;
+      return v;
+    }
     if (type.has_tensor_type() && dtype_is_known(type.tensor_type().elem_type()) &&
         !declared_type(*it->second, &dt, &shape)) {
       // A tensor whose shape ONNX's inference could not tell from the body alone
@@ -328,6 +365,17 @@ class Flattener {
       throw CompileError(who + ": branches and node disagree on the number of outputs");
     for (size_t i = 0; i < t.size(); ++i) {
       Value* out = s_.make_output(np.output(int(i)));
+      if (t[i]->is_sequence || e[i]->is_sequence || out->is_sequence) {
+        // Sequences: one KilnSelect of the two lists, resolved element by element
+        // once both are known (sequence/resolve_sequences.cpp); the branches must
+        // give lists of one length and element shapes.
+        if (!t[i]->is_sequence || !e[i]->is_sequence || !out->is_sequence || t[i]->dtype != e[i]->dtype ||
+            t[i]->dtype != out->dtype)
+          throw CompileError(who + ": output " + std::to_string(i) +
+                             " is not a sequence of one element type in both branches and the node");
+        g_.add_node("KilnSelect", g_.unique_name(name + ".select"), {cond, t[i], e[i]}, {out});
+        continue;
+      }
       if (t[i]->shape != out->shape || e[i]->shape != out->shape || t[i]->dtype != out->dtype ||
           e[i]->dtype != out->dtype)
         throw CompileError(who + ": output " + std::to_string(i) + " is " + shape_str(t[i]->shape) +
@@ -533,8 +581,15 @@ class Flattener {
     std::vector<Value*> state;
     for (size_t i = 0; i < ncarried; ++i) state.push_back(input(int(2 + i), "initial value"));
     for (size_t i = 0; i < ncarried; ++i)
-      if (!state[i] || !state[i]->shape_known)
+      if (!state[i] || (!state[i]->shape_known && !state[i]->is_sequence))
         throw CompileError(who + ": loop-carried value " + std::to_string(i) + " has no initial value of static shape");
+    // A loop-carried sequence is a compile-time list (sequence/resolve_sequences.h):
+    // each unrolled step edits it, which needs a static number of steps and no
+    // run-time choice between two lists (a loop that may stop early).
+    std::string carried_sequence;
+    for (size_t i = 0; i < ncarried && carried_sequence.empty(); ++i)
+      if (state[i]->is_sequence)
+        carried_sequence = "loop-carried value " + std::to_string(i) + " ('" + np.input(int(2 + i)) + "') is a sequence";
 
     std::optional<int64_t> trips;
     if (m) {
@@ -581,6 +636,13 @@ class Flattener {
       }
     }
     if (!guarded) {
+      if (!trips && !carried_sequence.empty())
+        throw CompileError(who + ": " + carried_sequence + " and " +
+                           (m ? "the trip count M ('" + np.input(0) + "') is not a compile-time constant"
+                              : std::string("there is no trip count M")) +
+                           "; Kiln builds sequences at compile time, so a loop that edits one must have a static "
+                           "trip count (an initializer, a Constant, an expression of them, or the SequenceLength of "
+                           "a sequence of known length)");
       if (!trips)
         throw CompileError(who + ": " +
                            (m ? "the trip count M ('" + np.input(0) + "') is not a compile-time constant"
@@ -589,6 +651,9 @@ class Flattener {
                            "expression of them), or scan outputs of static length");
       steps = *trips;
     }
+    if (guarded && !carried_sequence.empty())
+      throw CompileError(who + ": " + carried_sequence + " and the number of iterations is only checked at run time " +
+                         "(a KilnGuard); Kiln builds sequences at compile time and needs a static trip count");
     if (guarded && steps < 1) throw CompileError(who + ": a loop with empty scan outputs is not supported");
     if (steps * std::max(1, body->node_size()) > kMaxUnrolledLoopNodes)
       throw CompileError(who + ": unrolling " + std::to_string(steps) + " iterations of a " +
@@ -603,7 +668,8 @@ class Flattener {
       if (!declared_type(body->input(i), &dt, &s)) s = i == 0 || i == 1 ? Shape{} : state[size_t(i) - 2]->shape;
       body_shapes.push_back(s);
     }
-    for (size_t i = 0; i < ncarried; ++i) state[i] = reshape(state[i], body_shapes[2 + i], name + ".state_in");
+    for (size_t i = 0; i < ncarried; ++i)
+      if (!state[i]->is_sequence) state[i] = reshape(state[i], body_shapes[2 + i], name + ".state_in");
 
     Cond active = logic("And", cond0, below_trip_count(0, m, trips, name), name);
     Cond exact = Cond::of(true);  // the loop runs exactly `steps` iterations
@@ -620,6 +686,19 @@ class Flattener {
         throw CompileError(who + ": the body's condition output must be a single bool");
       for (size_t i = 0; i < ncarried; ++i) {
         Value* next = outs[1 + i];
+        if (state[i]->is_sequence || next->is_sequence) {
+          if (!state[i]->is_sequence || !next->is_sequence || next->dtype != state[i]->dtype)
+            throw CompileError(who + ": loop-carried value " + std::to_string(i) +
+                               " is a sequence on one side of the body and not on the other, or changes element type");
+          if (!guarded && active.known == -1)
+            throw CompileError(who + ": " + carried_sequence + " and the loop may stop early (" +
+                               (cond0.known == -1 ? "its condition '" + np.input(1) + "' is only known at run time"
+                                                  : std::string("the body's condition output is computed at run time")) +
+                               "); keeping the list of the step where it stops would need a run-time choice between "
+                               "sequences, which Kiln does not support (sequences are resolved at compile time)");
+          if (active.known == 1) state[i] = next;  // a step that never runs leaves the list as it was
+          continue;
+        }
         if (next->dtype != state[i]->dtype || next->shape != state[i]->shape)
           throw CompileError(who + ": loop-carried value " + std::to_string(i) + " changes type from " +
                              shape_str(state[i]->shape) + " to " + shape_str(next->shape) +
@@ -652,6 +731,12 @@ class Flattener {
     for (size_t i = 0; i < ncarried && int(i) < np.output_size(); ++i) {
       if (np.output(int(i)).empty()) continue;
       Value* out = loop_output(np.output(int(i)), state[i]->dtype, s_.lookup(np.input(int(2 + i)))->shape, who);
+      if (state[i]->is_sequence != out->is_sequence)
+        throw CompileError(who + ": output '" + np.output(int(i)) + "' and its loop-carried value disagree on being a sequence");
+      if (state[i]->is_sequence) {
+        g_.add_node("Identity", g_.unique_name(name + ".final"), {state[i]}, {out});  // resolved as a list
+        continue;
+      }
       finish(reshape(state[i], out->shape, name + ".state_out"), out);
     }
     for (size_t k = 0; k < nscan && int(ncarried + k) < np.output_size(); ++k) {

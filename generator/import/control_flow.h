@@ -22,6 +22,11 @@
 //         through a `KilnGuard` that fails the run (KILN_ERR_BAD_ARGUMENT) unless
 //         the loop ran exactly the declared number of iterations. Unrolling is
 //         capped at kMaxUnrolledLoopNodes nodes per Loop.
+// Sequence-typed subgraph values stay sequence values (resolved later by
+// sequence/resolve_sequences.h): an If over sequences gives one KilnSelect of the
+// two lists (split per element by that pass); a Loop may carry a sequence when it
+// never stops early and M is static (a constant, or SequenceLength of a sequence
+// whose length import knows), else the compile fails naming the Loop.
 // KilnSelect / KilnTakeSlice / KilnGuard are default-domain op types no ONNX model
 // can contain (the checker rejects unknown ops); they are lowered in
 // lower/ops/control_flow.cpp.

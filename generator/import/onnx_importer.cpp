@@ -53,7 +53,11 @@ AttrValue convert_attribute(const onnx::AttributeProto& a, const Node& n, const 
 // shape is unknown or has a symbolic/unknown dimension.
 bool read_value_info(const onnx::ValueInfoProto& vi, DType* dtype, Shape* shape, std::string* why) {
   if (!vi.type().has_tensor_type()) {
-    *why = "is not a tensor (sequences, maps and optionals are not supported yet)";
+    const auto& t = vi.type();
+    *why = t.has_optional_type() ? "is an optional, which Kiln does not support (optional values are not implemented)"
+           : t.has_map_type()    ? "is a map, which Kiln does not support"
+           : t.has_sequence_type() ? "is a sequence where Kiln expects a tensor"
+                                   : "is not a tensor";
     return false;
   }
   const auto& tt = vi.type().tensor_type();
