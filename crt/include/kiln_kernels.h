@@ -33,6 +33,7 @@
 #include "kiln/rnn.h"
 #include "kiln/einsum.h"
 #include "kiln/control_flow.h"
+#include "kiln/sequence.h"
 #include "kiln/misc.h"
 #include "kiln/sample.h"
 #include "kiln/signal.h"

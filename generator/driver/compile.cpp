@@ -17,6 +17,7 @@
 #include "planner/plan_report.h"
 #include "planner/pool_spec.h"
 #include "sequence/resolve_sequences.h"
+#include "sequence/runtime_sequences.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -107,7 +108,11 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
     // Sequence ops are resolved as soon as their positions are folded to constants
     // (sequence/resolve_sequences.h); the elements they expose may unlock more.
     const size_t sequences = resolve_sequences(*graph);
-    if (infer_unknown_shapes(*graph) == 0 && sequences == 0) break;
+    if (infer_unknown_shapes(*graph) == 0 && sequences == 0) {
+      // Settled: a position still computed at run time makes its sequence a
+      // run-time table (sequence/runtime_sequences.h); the rest resolves as above.
+      if (resolve_runtime_positions(*graph) == 0) break;
+    }
   }
   require_sequences_resolved(*graph);
   try {

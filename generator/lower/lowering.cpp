@@ -40,6 +40,7 @@ void ensure_registered() {
     register_einsum_lowerings();
     register_det_lowerings();
     register_control_flow_lowerings();
+    register_sequence_runtime_lowerings();
     register_misc_lowerings();
     register_loss_lowerings();
     register_optimizer_lowerings();

@@ -272,7 +272,42 @@ class Resolver {
       resolve_concat(it);
     } else if (op == "SplitToSequence") {
       resolve_split(it);
+    } else if (op == "KilnSelect" && n->input(1) && n->input(1)->is_sequence) {
+      resolve_select(it);
     }
+  }
+
+  // KilnSelect(cond, a, b) of two sequences (an If whose branches return
+  // sequences, import/control_flow.cpp) -> one KilnSelect per element, the node
+  // becoming the SequenceConstruct of the selected elements. Both lists must have
+  // the same length and element shapes (known at compile time); waits until they
+  // are resolved.
+  void resolve_select(NodeIt it) {
+    Node* n = it->get();
+    Value* cond = n->input(0);
+    auto a = list_of(n->input(1));
+    auto b = list_of(n->input(2));
+    if (!cond || !a || !b || cond->is_sequence) return;
+    if (a->size() != b->size())
+      throw CompileError(n->describe() + ": the two branches give sequences of " + std::to_string(a->size()) + " and " +
+                         std::to_string(b->size()) + " elements; Kiln resolves sequences at compile time and needs " +
+                         "one length whichever branch runs");
+    for (size_t i = 0; i < a->size(); ++i)
+      if (!(*a)[i]->shape_known || !(*b)[i]->shape_known) return;
+    std::vector<Value*> elems;
+    for (size_t i = 0; i < a->size(); ++i) {
+      Value* x = (*a)[i];
+      Value* y = (*b)[i];
+      if (x->dtype != y->dtype || x->shape != y->shape)
+        throw CompileError(n->describe() + ": element " + std::to_string(i) + " is " + dtype_name(x->dtype) + " " +
+                           shape_str(x->shape) + " in one branch and " + dtype_name(y->dtype) + " " +
+                           shape_str(y->shape) + " in the other; Kiln needs one static type and shape");
+      Value* e = g_.add_value(g_.unique_name(n->outputs[0]->name + ".elem" + std::to_string(i)), x->dtype, x->shape);
+      insert_before(g_, it, "KilnSelect", n->name + ".elem" + std::to_string(i), {cond, x, y}, {e});
+      elems.push_back(e);
+    }
+    make_list(n, elems);
+    ++rewritten_;
   }
 
   void resolve_concat(NodeIt it) {
@@ -504,7 +539,8 @@ void require_sequences_resolved(const Graph& graph) {
     else
       why = "this operator does not support sequence operands";
     throw CompileError(n->describe() + ": " + why +
-                       "; Kiln resolves sequences at compile time (run-time sequence tables are not implemented)");
+                       "; Kiln resolves sequences at compile time (a run-time position needs a sequence whose length and " +
+                       "element shapes are known)");
   }
   for (const Value* v : graph.outputs)
     if (v->is_sequence)

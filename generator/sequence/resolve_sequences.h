@@ -15,8 +15,9 @@
 // A sequence-typed graph output becomes tensor outputs <name>_0.. (Identity views of
 // its elements), recorded in Graph::sequence_io. Once no sequence value is used the
 // SequenceConstruct/SequenceEmpty nodes are dead and removed, so no later stage sees a
-// sequence. Positions must be compile-time constants (after folding); a sequence op
-// left unresolved makes require_sequences_resolved fail naming it. See
+// sequence. Positions folded to constants are resolved here; one only known at run
+// time is left for runtime_sequences.h (a run-time table); a sequence op left
+// unresolved after both makes require_sequences_resolved fail naming it. See
 // docs/bufferization.md ("Sequences").
 #pragma once
 

@@ -274,6 +274,31 @@ TEST(Driver, DataDependentShapeFailsNamingTheNode) {
   EXPECT_CONTAINS(compile_error(m.write(dir / "m.onnx"), quiet_options(dir / "out")), "NonZero 'nz'");
 }
 
+TEST(Driver, RunTimePositionOverElementsOfDifferentShapesFailsNamingTheOp) {
+  // A run-time position may pick any element: with elements of different shapes the
+  // result's shape would be data dependent (sequence/runtime_sequences.h).
+  TempDir dir("driver");
+  ModelBuilder m;
+  m.input("a", {int64_t(2)}).input("b", {int64_t(3)}).input("p", {}, onnx::TensorProto::INT64);
+  m.output("y", {std::string("N")});
+  m.node("SequenceConstruct", {"a", "b"}, {"s"}, "construct");
+  m.node("SequenceAt", {"s", "p"}, {"y"}, "pick");
+  const std::string msg = compile_error(m.write(dir / "at.onnx"), quiet_options(dir / "o1"));
+  EXPECT_CONTAINS(msg, "SequenceAt 'pick'");
+  EXPECT_CONTAINS(msg, "the result shape would be data dependent");
+
+  ModelBuilder m2;
+  m2.input("a", {int64_t(2)}).input("b", {int64_t(3)}).input("p", {}, onnx::TensorProto::INT64);
+  m2.output("y", {int64_t(2)});
+  m2.node("SequenceConstruct", {"a", "a"}, {"s"}, "construct");
+  m2.node("SequenceInsert", {"s", "b", "p"}, {"s2"}, "insert");
+  m2.node("SequenceAt", {"s2", "p"}, {"y"}, "pick");
+  const std::string msg2 = compile_error(m2.write(dir / "ins.onnx"), quiet_options(dir / "o2"));
+  EXPECT_CONTAINS(msg2, "SequenceInsert 'insert'");
+  EXPECT_CONTAINS(msg2, "float32 [3]");
+  EXPECT_CONTAINS(msg2, "the result shape would be data dependent");
+}
+
 TEST(Driver, BadOptionsNameTheFlag) {
   TempDir dir("driver");
   fs::path model = tiny_cnn().write(dir / "tiny.onnx");

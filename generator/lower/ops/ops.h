@@ -24,6 +24,7 @@ void register_rnn_lowerings();            // RNN GRU LSTM
 void register_einsum_lowerings();         // Einsum
 void register_det_lowerings();            // Det
 void register_control_flow_lowerings();   // KilnSelect KilnTakeSlice (flattened If / Scan)
+void register_sequence_runtime_lowerings(); // KilnSeqBuild KilnSeqInsert KilnSeqErase KilnSeqAt KilnSeqMaterialize (run-time sequence positions)
 void register_loss_lowerings();           // NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
 void register_optimizer_lowerings();      // ai.onnx.preview.training: Adagrad Momentum Adam
 void register_text_lowerings();           // TfIdfVectorizer
