@@ -8,50 +8,14 @@
 #include <optional>
 
 #include "import/tensor_proto.h"
+#include "sequence/sequence_graph.h"
 #include "util/error.h"
 
 namespace kiln {
 
 namespace {
 
-using NodeIt = std::list<std::unique_ptr<Node>>::iterator;
-
-bool is_list_producer(const Node* n) {
-  return n && (n->op_type == "SequenceConstruct" || n->op_type == "SequenceEmpty");
-}
-
-// The compile-time element list of a sequence value, when its producer is resolved.
-std::optional<std::vector<Value*>> list_of(const Value* s) {
-  if (!s || !s->is_sequence || !is_list_producer(s->producer)) return std::nullopt;
-  return s->producer->inputs;
-}
-
-std::optional<int64_t> const_int(const Value* v) {
-  if (!v || !v->is_constant() || v->constant->num_elements() != 1) return std::nullopt;
-  return v->constant->as_int64(0);
-}
-
-// Points `n` at new inputs, keeping the users lists right, and makes it `op_type`.
-void retarget(Node* n, const std::string& op_type, const std::vector<Value*>& inputs) {
-  for (Value* v : n->inputs) {
-    if (!v) continue;
-    auto it = std::find(v->users.begin(), v->users.end(), n);
-    if (it != v->users.end()) v->users.erase(it);
-  }
-  n->inputs = inputs;
-  for (Value* v : n->inputs)
-    if (v) v->users.push_back(n);
-  n->op_type = op_type;
-  n->attrs.clear();
-}
-
-// Adds a node just before `pos` in the schedule.
-Node* insert_before(Graph& g, NodeIt pos, const std::string& op, const std::string& name, std::vector<Value*> ins,
-                    std::vector<Value*> outs) {
-  Node* n = g.add_node(op, g.unique_name(name), std::move(ins), std::move(outs));
-  g.nodes.splice(pos, g.nodes, std::prev(g.nodes.end()));
-  return n;
-}
+using namespace sequence_graph;
 
 Value* constant_value(Graph& g, const std::string& hint, ConstantPtr c) {
   Value* v = g.add_value(g.unique_name(hint), c->dtype(), c->shape());

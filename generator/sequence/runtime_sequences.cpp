@@ -6,13 +6,14 @@
 #include <optional>
 #include <set>
 
+#include "sequence/sequence_graph.h"
 #include "util/error.h"
 
 namespace kiln {
 
 namespace {
 
-using NodeIt = std::list<std::unique_ptr<Node>>::iterator;
+using namespace sequence_graph;
 
 // The layout of crt/include/kiln/sequence.h (KILN_SEQ_SLOTS_OFFSET / KILN_SEQ_BYTES).
 uint64_t table_bytes(int64_t capacity, int64_t elem_bytes) {
@@ -20,40 +21,7 @@ uint64_t table_bytes(int64_t capacity, int64_t elem_bytes) {
   return slots + uint64_t(capacity) * uint64_t(elem_bytes);
 }
 
-std::optional<std::vector<Value*>> list_of(const Value* s) {
-  if (!s || !s->is_sequence || !s->producer) return std::nullopt;
-  const std::string& op = s->producer->op_type;
-  if (op != "SequenceConstruct" && op != "SequenceEmpty") return std::nullopt;
-  return s->producer->inputs;
-}
-
-std::optional<int64_t> const_int(const Value* v) {
-  if (!v || !v->is_constant() || v->constant->num_elements() != 1) return std::nullopt;
-  return v->constant->as_int64(0);
-}
-
 Value* position_of(const Node* n) { return n->op_type == "SequenceInsert" ? n->input(2) : n->input(1); }
-
-void retarget(Node* n, const std::string& op_type, const std::vector<Value*>& inputs) {
-  for (Value* v : n->inputs) {
-    if (!v) continue;
-    auto it = std::find(v->users.begin(), v->users.end(), n);
-    if (it != v->users.end()) v->users.erase(it);
-  }
-  n->inputs = inputs;
-  while (!n->inputs.empty() && !n->inputs.back()) n->inputs.pop_back();
-  for (Value* v : n->inputs)
-    if (v) v->users.push_back(n);
-  n->op_type = op_type;
-  n->attrs.clear();
-}
-
-Node* insert_at(Graph& g, NodeIt pos, const std::string& op, const std::string& name, std::vector<Value*> ins,
-                std::vector<Value*> outs) {
-  Node* n = g.add_node(op, g.unique_name(name), std::move(ins), std::move(outs));
-  g.nodes.splice(pos, g.nodes, std::prev(g.nodes.end()));
-  return n;
-}
 
 // Every SequenceInsert on `s` or on a sequence derived from it by Insert / Erase /
 // Identity: each needs a slot of its own in the table.
@@ -165,7 +133,7 @@ class RuntimeSequences {
       throw CompileError(n->describe() + ": the run-time sequence table (" + std::to_string(t.capacity) +
                          " elements of " + std::to_string(t.elem_bytes()) + " bytes) does not fit 32 bits");
     t.table = g_.add_value(g_.unique_name(s->name + ".table"), DType::UInt8, {int64_t(bytes)});
-    Node* b = insert_at(g_, it, "KilnSeqBuild", s->name + ".build", *l, {t.table});
+    Node* b = insert_before(g_, it, "KilnSeqBuild", s->name + ".build", *l, {t.table});
     set_attrs(b, t);
     tables_[s] = t;
     ++rewritten_;
@@ -238,11 +206,11 @@ class RuntimeSequences {
       for (int64_t i = 0; i < t.count; ++i)
         elems.push_back(g_.add_value(g_.unique_name(v->name + ".elem" + std::to_string(i)), t.dtype, t.shape));
       if (!elems.empty()) {
-        Node* m = insert_at(g_, pos, "KilnSeqMaterialize", v->name + ".materialize", {t.table}, elems);
+        Node* m = insert_before(g_, pos, "KilnSeqMaterialize", v->name + ".materialize", {t.table}, elems);
         set_attrs(m, t);
-        insert_at(g_, pos, "SequenceConstruct", v->name + ".list", elems, {v});
+        insert_before(g_, pos, "SequenceConstruct", v->name + ".list", elems, {v});
       } else {
-        Node* c = insert_at(g_, pos, "SequenceEmpty", v->name + ".list", {}, {v});
+        Node* c = insert_before(g_, pos, "SequenceEmpty", v->name + ".list", {}, {v});
         c->attrs["dtype"] = int64_t(t.dtype);
       }
       ++rewritten_;
