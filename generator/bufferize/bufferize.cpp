@@ -95,7 +95,15 @@ class Bufferizer {
         // Only a value some op computes into a fresh buffer can be placed: not an
         // input or constant, not a caller output, not a view, each value once.
         if (!v || !seen.insert(v).second || v->is_constant() || v->is_graph_input || v->is_graph_output) continue;
-        if (!v->producer || v->dtype != n->outputs[0]->dtype) continue;
+        if (!v->producer) continue;
+        if (c.placement_keeps_call) {
+          // Held by this op only (e.g. an element stored into a sequence table), and
+          // aligned for its element type at its slot.
+          if (v->users.size() != 1 || dtype_size(v->dtype) == 0 || c.input_offsets[k] % dtype_size(v->dtype) != 0)
+            continue;
+        } else if (v->dtype != n->outputs[0]->dtype) {
+          continue;
+        }
         const KernelCall& pc = calls_[v->producer];
         if (pc.alias_input >= 0 || !pc.view_offsets.empty()) continue;
         if (placement_.count(v)) continue;  // already placed into an earlier Concat
@@ -241,7 +249,7 @@ class Bufferizer {
     }
 
     // Concat by placement: its output buffer was created by a placed producer.
-    if (!call.input_offsets.empty() && where_.count(n.outputs[0])) {
+    if (!call.input_offsets.empty() && where_.count(n.outputs[0]) && !call.placement_keeps_call) {
       lower_placed_concat(n, call, op);
       return;
     }
@@ -250,6 +258,10 @@ class Bufferizer {
       op.output_dtypes.push_back(v->dtype);
       if (v->dtype == DType::Undefined) {  // an omitted optional output
         op.outputs.push_back({});
+        continue;
+      }
+      if (call.placement_keeps_call && where_.count(v)) {  // created by a placed input's producer
+        op.outputs.push_back(where_.at(v));
         continue;
       }
       if (placement_.count(v)) {  // written straight into its slice of a Concat

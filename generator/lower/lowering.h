@@ -53,6 +53,11 @@ struct KernelCall {
   // input_offsets[k] of output 0, so a producer may write there directly and the
   // call disappears (placement). `call` stays valid for inputs that cannot be placed.
   std::vector<uint64_t> input_offsets;
+  // With input_offsets: the call still runs after its inputs were placed (it writes
+  // more than their slices, e.g. a run-time sequence table's header), and an input
+  // is placed only when this op is its one user and it is aligned at its offset to
+  // its element size. The kernel skips an input already at its slice.
+  bool placement_keeps_call = false;
 };
 
 using LowerFn = std::function<KernelCall(const Node&)>;

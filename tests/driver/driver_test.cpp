@@ -299,6 +299,35 @@ TEST(Driver, RunTimePositionOverElementsOfDifferentShapesFailsNamingTheOp) {
   EXPECT_CONTAINS(msg2, "the result shape would be data dependent");
 }
 
+TEST(Driver, ElementsOnlyASequenceTableHoldsAreWrittenIntoTheirSlots) {
+  // SequenceAt at a run-time position makes the sequence a run-time table; each
+  // element is computed by an op and held by the table only, so its producer writes
+  // it straight into its slot: the workspace is the table alone, 16 bytes of header
+  // (count + 3 slot indices, rounded to 8) and 3 slots of 16 bytes. Without
+  // placement the three 16-byte elements are live next to the table.
+  TempDir dir("driver");
+  ModelBuilder m;
+  m.input("a", {int64_t(4)}).input("b", {int64_t(4)}).input("c", {int64_t(4)});
+  m.input("p", {}, onnx::TensorProto::INT64);
+  m.output("y", {int64_t(4)});
+  m.node("Relu", {"a"}, {"ra"}, "relu");
+  m.node("Sigmoid", {"b"}, {"sb"}, "sigmoid");
+  m.node("Tanh", {"c"}, {"tc"}, "tanh");
+  m.node("SequenceConstruct", {"ra", "sb", "tc"}, {"s"}, "construct");
+  m.node("SequenceAt", {"s", "p"}, {"y"}, "pick");
+  const fs::path model = m.write(dir / "slots.onnx");
+  auto workspace = [](const CompiledModule& cm) {
+    uint64_t bytes = 0;
+    for (const auto& pool : cm.pools)
+      if (pool.is_workspace) bytes += pool.size_bytes;
+    return bytes;
+  };
+  EXPECT_EQ(workspace(compile_model(model, quiet_options(dir / "placed"))), 64u);
+  CompileOptions no_alias = quiet_options(dir / "copied");
+  no_alias.alias_views = false;
+  EXPECT_GE(workspace(compile_model(model, no_alias)), 64u + 3u * 16u);
+}
+
 TEST(Driver, BadOptionsNameTheFlag) {
   TempDir dir("driver");
   fs::path model = tiny_cnn().write(dir / "tiny.onnx");

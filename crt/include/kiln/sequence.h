@@ -9,6 +9,8 @@
  *          + capacity * elem_bytes)    the elements' storage
  *
  * Elements are copied into a slot (build, insert) and out of it (at, materialize);
+ * build skips an element already in its slot (the compiler lets a producer whose
+ * result only the table holds write it there directly);
  * insert and erase only move table entries, so they allow `out == in` (the
  * bufferizer runs them in place when the input sequence is dead afterwards).
  * Every access goes through memcpy: the buffer needs no alignment.

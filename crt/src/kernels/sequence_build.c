@@ -13,7 +13,9 @@ kiln_status_t kiln_seq_build(const kiln_seq_params_t* p, const void* const* elem
   for (i = 0; i < count; ++i) {
     if (elems[i] == NULL && p->elem_bytes > 0) return KILN_ERR_NULL_POINTER;
     kiln_seq_store_u32(seq, 4u + 4u * i, i);
-    if (p->elem_bytes > 0) memcpy(slots + (size_t)i * p->elem_bytes, elems[i], p->elem_bytes);
+    /* An element its producer wrote straight into its slot is already there. */
+    if (p->elem_bytes > 0 && elems[i] != slots + (size_t)i * p->elem_bytes)
+      memcpy(slots + (size_t)i * p->elem_bytes, elems[i], p->elem_bytes);
   }
   return KILN_OK;
 }

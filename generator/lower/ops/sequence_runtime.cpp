@@ -48,6 +48,12 @@ KernelCall build(const Node& n) {
   for (const Value* e : n.inputs) require_elem(n, e);
   k.call = n.inputs.empty() ? "kiln_seq_build(&$params, NULL, 0u, $out0)"
                             : "kiln_seq_build(&$params, $inptrs, " + std::to_string(n.inputs.size()) + "u, $out0)";
+  // Element i goes to slot i: a producer whose result only this table holds writes
+  // it there directly, and the build only fills in the header (no copy).
+  const int64_t eb = n.attr_int("elem_bytes", 0);
+  for (size_t i = 0; i < n.inputs.size(); ++i)
+    k.input_offsets.push_back(slots_offset(n.attr_int("capacity", 0)) + uint64_t(i) * uint64_t(eb));
+  k.placement_keeps_call = true;
   return k;
 }
 
