@@ -37,6 +37,7 @@
 #include "kiln/misc.h"
 #include "kiln/sample.h"
 #include "kiln/signal.h"
+#include "kiln/selection.h"
 #include "kiln/loss.h"
 #include "kiln/optimizer.h"
 #include "kiln/text.h"

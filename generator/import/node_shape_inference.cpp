@@ -5,6 +5,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <memory>
+#include <set>
 #include <unordered_map>
 
 #include "util/error.h"
@@ -150,12 +151,20 @@ size_t infer_unknown_shapes(Graph& graph) {
 }
 
 void require_static_shapes(const Graph& graph) {
+  // Ops whose output shape depends on the values of their inputs: only a shape the
+  // model declares can fix it (the kernel then checks the count at run time).
+  static const std::set<std::string> value_dependent = {"NonZero", "Unique", "Compress", "NonMaxSuppression"};
   for (const auto& n : graph.nodes)
-    for (const Value* out : n->outputs)
-      if (!out->shape_known && (!out->users.empty() || out->is_graph_output))
-        throw CompileError(n->describe() + ": output '" + out->name +
-                           "' has no static shape even after constant folding (it depends on run-time data; " +
-                           "Kiln needs static shapes — pass --input-shape NAME=D0,D1,... for dynamic inputs)");
+    for (const Value* out : n->outputs) {
+      if (out->shape_known || (out->users.empty() && !out->is_graph_output)) continue;
+      if (value_dependent.count(n->op_type))
+        throw CompileError(n->describe() + ": the shape of output '" + out->name + "' depends on the values of " +
+                           n->op_type + "'s inputs; declare it statically in the model (it has a dim_param or no " +
+                           "shape) — Kiln plans memory for that shape and the run fails if the data disagree");
+      throw CompileError(n->describe() + ": output '" + out->name +
+                         "' has no static shape even after constant folding (it depends on run-time data; " +
+                         "Kiln needs static shapes — pass --input-shape NAME=D0,D1,... for dynamic inputs)");
+    }
 }
 
 }  // namespace kiln

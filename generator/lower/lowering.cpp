@@ -36,6 +36,7 @@ void ensure_registered() {
     register_indexing_lowerings();
     register_scatter_lowerings();
     register_generate_lowerings();
+    register_selection_lowerings();
     register_rnn_lowerings();
     register_einsum_lowerings();
     register_det_lowerings();

@@ -2,8 +2,8 @@
 // when folding could not replace them by constants. Their output shapes are static
 // (planned at import), so the kernels only fill values; Range re-derives its count
 // from the runtime scalars and fails if it differs from the planned one.
-// Ops whose output shape depends on the input values (NonZero, Unique, ...) are
-// rejected here with a message that says why.
+// (Ops whose output shape depends on the input values, NonZero and Unique, are in
+// selection.cpp.)
 #include <cstring>
 
 #include "lower/lower_util.h"
@@ -57,19 +57,11 @@ KernelCall range(const Node& n) {
   return k;
 }
 
-KernelCall data_dependent(const Node& n) {
-  throw CompileError(n.describe() + ": the output shape of " + n.op_type +
-                     " depends on the input values and has no static bound; Kiln needs static shapes "
-                     "(fold it by making its input constant, or remove it from the model)");
-}
-
 }  // namespace
 
 void register_generate_lowerings() {
   register_lowering("ConstantOfShape", constant_of_shape);
   register_lowering("Range", range);
-  for (const char* op : {"NonZero", "Unique"})
-    register_lowering(op, data_dependent);
 }
 
 }  // namespace kiln

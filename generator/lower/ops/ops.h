@@ -19,7 +19,8 @@ void register_slice_lowerings();          // Slice
 void register_pad_lowerings();            // Pad
 void register_indexing_lowerings();       // Gather GatherElements GatherND OneHot Trilu
 void register_scatter_lowerings();        // ScatterElements Scatter ScatterND
-void register_generate_lowerings();       // ConstantOfShape Range (NonZero Unique: rejected)
+void register_generate_lowerings();       // ConstantOfShape Range
+void register_selection_lowerings();      // NonZero Compress Unique NonMaxSuppression (declared output shapes)
 void register_rnn_lowerings();            // RNN GRU LSTM
 void register_einsum_lowerings();         // Einsum
 void register_det_lowerings();            // Det
