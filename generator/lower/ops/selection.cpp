@@ -86,6 +86,28 @@ KernelCall nonzero(const Node& n) {
   return k;
 }
 
+// Compress and Unique select whole slices along `axis` (or elements of the
+// flattened input without one): x seen as [outer, axis, inner]; *count is the
+// number of selected slices the declared output `y` holds.
+data::AxisSplit selected_slices(const Node& n, const Value* x, const Value* y, const char* what, int64_t* count) {
+  data::AxisSplit g;
+  if (n.has_attr("axis")) {
+    const int64_t r = int64_t(x->shape.size());
+    if (r == 0) throw CompileError(n.describe() + ": axis given for a scalar input");
+    const int64_t axis = normalize_axis(n, n.attr_int("axis", 0), r);
+    g = data::split_at(x->shape, axis);
+    Shape expected = x->shape;
+    *count = y->shape.size() == x->shape.size() ? y->shape[size_t(axis)] : -1;
+    expected[size_t(axis)] = *count;
+    require_shape(n, y, expected, what);
+  } else {
+    g.axis = x->num_elements();
+    if (y->shape.size() != 1) throw CompileError(n.describe() + ": " + what + " must be 1-D (no axis)");
+    *count = y->shape[0];
+  }
+  return g;
+}
+
 KernelCall compress(const Node& n) {
   const Value* x = n.input(0);
   const Value* cond = n.input(1);
@@ -97,22 +119,8 @@ KernelCall compress(const Node& n) {
   check_fits_32bit(n, x->shape);
   check_fits_32bit(n, cond->shape);
   const int64_t es = data::elem_size(n, x->dtype);
-  data::AxisSplit g;
   int64_t count = 0;
-  if (n.has_attr("axis")) {
-    const int64_t r = int64_t(x->shape.size());
-    if (r == 0) throw CompileError(n.describe() + ": axis given for a scalar input");
-    const int64_t axis = normalize_axis(n, n.attr_int("axis", 0), r);
-    g = data::split_at(x->shape, axis);
-    Shape expected = x->shape;
-    count = y->shape.size() == x->shape.size() ? y->shape[size_t(axis)] : -1;
-    expected[size_t(axis)] = count;
-    require_shape(n, y, expected, "output");
-  } else {
-    g.axis = x->num_elements();
-    if (y->shape.size() != 1) throw CompileError(n.describe() + ": output must be 1-D (compress without axis)");
-    count = y->shape[0];
-  }
+  const data::AxisSplit g = selected_slices(n, x, y, "output", &count);
   KernelCall k;
   k.params_type = "kiln_compress_params_t";
   k.params_init = ParamsInit()
@@ -135,22 +143,8 @@ KernelCall unique(const Node& n) {
   check_fits_32bit(n, x->shape);
   const int64_t sorted = n.attr_int("sorted", 1);
   if (sorted != 0 && sorted != 1) throw CompileError(n.describe() + ": sorted must be 0 or 1");
-  data::AxisSplit g;
   int64_t count = 0;
-  if (n.has_attr("axis")) {
-    const int64_t r = int64_t(x->shape.size());
-    if (r == 0) throw CompileError(n.describe() + ": axis given for a scalar input");
-    const int64_t axis = normalize_axis(n, n.attr_int("axis", 0), r);
-    g = data::split_at(x->shape, axis);
-    Shape expected = x->shape;
-    count = y->shape.size() == x->shape.size() ? y->shape[size_t(axis)] : -1;
-    expected[size_t(axis)] = count;
-    require_shape(n, y, expected, "output Y");
-  } else {
-    g.axis = x->num_elements();
-    if (y->shape.size() != 1) throw CompileError(n.describe() + ": output Y must be 1-D (unique without axis)");
-    count = y->shape[0];
-  }
+  const data::AxisSplit g = selected_slices(n, x, y, "output Y", &count);
   const char* names[4] = {"Y", "indices", "inverse_indices", "counts"};
   std::string args[4] = {"$out0", "NULL", "NULL", "NULL"};
   for (size_t i = 1; i < 4; ++i) {
