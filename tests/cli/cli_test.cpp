@@ -184,6 +184,38 @@ TEST(Cli, CompileWritesTheDocumentedFiles) {
   EXPECT_NE(r.output.find("lower bound"), std::string::npos) << r.output;
 }
 
+// The same model and flags give byte-identical output (the planners' budgets are
+// node counts, not clocks; nothing depends on time, paths or hash order).
+TEST(Cli, CompilingTwiceGivesByteIdenticalOutput) {
+  TempDir t;
+  auto slurp = [](const fs::path& f) {
+    std::ifstream in(f, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  for (const char* planner : {"auto", "exact", "hill-climb"}) {
+    // Same folder name (the integration files mention it), different parents.
+    std::vector<fs::path> dirs = {t.path / (std::string(planner) + "_a") / "out",
+                                  t.path / (std::string(planner) + "_b") / "out"};
+    for (const auto& d : dirs) {
+      auto r = kiln_run({"compile", std::string(KILN_EXAMPLE_DIR) + "/model.onnx", "-o", d.string(), "-q",
+                         "--memory-planner", planner, "--with-workspace-buffer", "name=sram;size=40000",
+                         "--with-workspace-buffer", "name=dram"});
+      ASSERT_EQ(r.exit_code, 0) << r.error;
+    }
+    int files = 0;
+    for (const auto& e : fs::recursive_directory_iterator(dirs[0])) {
+      if (!e.is_regular_file()) continue;
+      const fs::path rel = fs::relative(e.path(), dirs[0]);
+      ASSERT_TRUE(fs::exists(dirs[1] / rel)) << rel;
+      EXPECT_EQ(slurp(e.path()), slurp(dirs[1] / rel)) << planner << ": " << rel;
+      ++files;
+    }
+    EXPECT_GT(files, 5);
+  }
+}
+
 TEST(Cli, HelpListsEveryCommand) {
   auto r = kiln_run({"--help"});
   EXPECT_EQ(r.exit_code, 0);
