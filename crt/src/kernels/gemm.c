@@ -8,8 +8,22 @@ kiln_status_t kiln_gemm_f32(const kiln_gemm_params_t* p, const float* a, const f
     float* yr = y + i * p->n;
     if (!p->trans_a && p->trans_b) {
       /* Y[i][j] = A[i][:] . B[j][:]: both rows contiguous (the fully connected layer case). */
+      /* Four outputs at a time share each load of A's row; every dot product still
+       * sums kk = 0, 1, ... in order, as the one-at-a-time loop below does. */
       const float* ar = a + i * p->k;
-      for (j = 0; j < p->n; ++j) {
+      for (j = 0; j + 4u <= p->n; j += 4u) {
+        const float* b0 = b + j * p->k;
+        const float* b1 = b0 + p->k;
+        const float* b2 = b1 + p->k;
+        const float* b3 = b2 + p->k;
+        float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+        for (kk = 0; kk < p->k; ++kk) {
+          const float av = ar[kk];
+          s0 += av * b0[kk], s1 += av * b1[kk], s2 += av * b2[kk], s3 += av * b3[kk];
+        }
+        yr[j] = p->alpha * s0, yr[j + 1u] = p->alpha * s1, yr[j + 2u] = p->alpha * s2, yr[j + 3u] = p->alpha * s3;
+      }
+      for (; j < p->n; ++j) {
         const float* br = b + j * p->k;
         float s = 0.0f;
         for (kk = 0; kk < p->k; ++kk) s += ar[kk] * br[kk];

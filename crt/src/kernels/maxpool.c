@@ -22,31 +22,46 @@ static int64_t flat_index(const kiln_pool2d_params_t* p, uint32_t c, uint32_t z,
   return (int64_t)c * plane + sp;
 }
 
+/* The window taps [*lo, *hi) of one axis that land inside the input (0..n-1) for
+ * output position `o`: one contiguous run, found once per output position rather
+ * than tested per tap. */
+static void valid_taps(uint32_t o, uint32_t k, uint32_t stride, uint32_t dilation, int32_t pad, uint32_t n,
+                       uint32_t* lo, uint32_t* hi) {
+  const int64_t base = (int64_t)o * stride - pad;
+  uint32_t a = 0, b = k;
+  while (a < k && base + (int64_t)a * dilation < 0) ++a;
+  while (b > a && base + (int64_t)(b - 1u) * dilation >= (int64_t)n) --b;
+  *lo = a;
+  *hi = b;
+}
+
 #define KILN_MAXPOOL_BODY(T, LOWEST, BETTER)                                                                \
-  uint32_t c, oz, oy, ox, kz, ky, kx;                                                                       \
+  uint32_t c, oz, oy, ox, kz, ky, kx, kz0, kz1, ky0, ky1, kx0, kx1;                                          \
   kiln_status_t s = check(p, in, out);                                                                      \
   if (s != KILN_OK) return s;                                                                               \
   for (c = 0; c < p->n * p->c; ++c) {                                                                       \
     const T* plane = in + c * p->d_in * p->h_in * p->w_in;                                                  \
-    for (oz = 0; oz < p->d_out; ++oz)                                                                       \
-      for (oy = 0; oy < p->h_out; ++oy)                                                                     \
+    for (oz = 0; oz < p->d_out; ++oz) {                                                                     \
+      valid_taps(oz, p->k_d, p->stride_d, p->dilation_d, p->pad_front, p->d_in, &kz0, &kz1);                \
+      for (oy = 0; oy < p->h_out; ++oy) {                                                                   \
+        valid_taps(oy, p->k_h, p->stride_h, p->dilation_h, p->pad_top, p->h_in, &ky0, &ky1);                \
         for (ox = 0; ox < p->w_out; ++ox) {                                                                 \
           T m = LOWEST;                                                                                     \
           int64_t at = -1;                                                                                  \
-          for (kz = 0; kz < p->k_d; ++kz) {                                                                 \
-            const int32_t iz = (int32_t)(oz * p->stride_d + kz * p->dilation_d) - p->pad_front;             \
-            if (iz < 0 || iz >= (int32_t)p->d_in) continue;                                                 \
-            for (ky = 0; ky < p->k_h; ++ky) {                                                               \
-              const int32_t iy = (int32_t)(oy * p->stride_h + ky * p->dilation_h) - p->pad_top;             \
-              if (iy < 0 || iy >= (int32_t)p->h_in) continue;                                               \
-              for (kx = 0; kx < p->k_w; ++kx) {                                                             \
-                const int32_t ix = (int32_t)(ox * p->stride_w + kx * p->dilation_w) - p->pad_left;          \
-                T v;                                                                                        \
-                if (ix < 0 || ix >= (int32_t)p->w_in) continue;                                             \
-                v = plane[((uint32_t)iz * p->h_in + (uint32_t)iy) * p->w_in + (uint32_t)ix];                \
-                if (at < 0 || BETTER(v, m)) {                                                               \
+          int found = 0;                                                                                    \
+          valid_taps(ox, p->k_w, p->stride_w, p->dilation_w, p->pad_left, p->w_in, &kx0, &kx1);             \
+          for (kz = kz0; kz < kz1; ++kz) {                                                                  \
+            const uint32_t iz = oz * p->stride_d + kz * p->dilation_d - (uint32_t)p->pad_front;             \
+            for (ky = ky0; ky < ky1; ++ky) {                                                                \
+              const uint32_t iy = oy * p->stride_h + ky * p->dilation_h - (uint32_t)p->pad_top;             \
+              const T* row = plane + (iz * p->h_in + iy) * p->w_in;                                         \
+              uint32_t ix = ox * p->stride_w + kx0 * p->dilation_w - (uint32_t)p->pad_left;                 \
+              for (kx = kx0; kx < kx1; ++kx, ix += p->dilation_w) {                                         \
+                const T v = row[ix];                                                                        \
+                if (!found || BETTER(v, m)) { /* the index only when asked for: it is 64-bit math */     \
                   m = v;                                                                                    \
-                  at = flat_index(p, c, (uint32_t)iz, (uint32_t)iy, (uint32_t)ix);                          \
+                  found = 1;                                                                                \
+                  if (indices != NULL) at = flat_index(p, c, iz, iy, ix);                                   \
                 }                                                                                           \
               }                                                                                             \
             }                                                                                               \
@@ -54,6 +69,8 @@ static int64_t flat_index(const kiln_pool2d_params_t* p, uint32_t c, uint32_t z,
           *out++ = m;                                                                                       \
           if (indices != NULL) *indices++ = at;                                                             \
         }                                                                                                   \
+      }                                                                                                     \
+    }                                                                                                       \
   }                                                                                                         \
   return KILN_OK;
 
