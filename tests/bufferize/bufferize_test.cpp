@@ -5,43 +5,15 @@
 
 #include <set>
 
+#include "../support/expect_contains.h"
+#include "../support/graph_builder.h"
 #include "bufferize/bufferize.h"
 #include "util/error.h"
 
 namespace kiln {
 namespace {
 
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "'" << (haystack) << "' lacks '" << (needle) << "'"
-
-struct G {
-  Graph g;
-  G() { g.opset = 13; }
-  Value* input(const std::string& n, Shape s) {
-    Value* v = g.add_value(n, DType::Float32, std::move(s));
-    v->is_graph_input = true;
-    g.inputs.push_back(v);
-    return v;
-  }
-  Value* val(const std::string& n, Shape s) { return g.add_value(n, DType::Float32, std::move(s)); }
-  Value* cst(const std::string& n, Shape s) {
-    Value* v = g.add_value(n, DType::Float32, s);
-    v->constant = Constant::from_floats(s, std::vector<float>(size_t(shape_elements(s)), 1.f));
-    return v;
-  }
-  Value* i64(const std::string& n, std::vector<int64_t> data) {
-    Value* v = g.add_value(n, DType::Int64, {int64_t(data.size())});
-    v->constant = Constant::from_int64s({int64_t(data.size())}, data);
-    return v;
-  }
-  void output(Value* v) {
-    v->is_graph_output = true;
-    g.outputs.push_back(v);
-  }
-  Node* op(const std::string& type, const std::string& name, std::vector<Value*> ins, std::vector<Value*> outs) {
-    return g.add_node(type, name, std::move(ins), std::move(outs));
-  }
-};
+using G = test_support::GraphBuilder;
 
 // Invariants every program must satisfy.
 void expect_well_formed(const BufferizedProgram& p, const Graph& g) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../support/expect_contains.h"
 #include "../import/model_builder.h"
 #include "bufferize/bufferize.h"
 #include "driver/compile.h"
@@ -23,9 +24,6 @@ namespace {
 using testing::ModelBuilder;
 using testing::TempDir;
 namespace fs = std::filesystem;
-
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "'" << (haystack) << "' lacks '" << (needle) << "'"
 
 std::vector<float> ramp(size_t n, float scale) {
   std::vector<float> v(n);

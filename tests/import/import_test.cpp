@@ -6,6 +6,7 @@
 #include <cstring>
 #include <set>
 
+#include "../support/expect_contains.h"
 #include "model_builder.h"
 #include "import/onnx_importer.h"
 #include "import/tensor_proto.h"
@@ -40,9 +41,6 @@ std::string compile_error(F&& f) {
   ADD_FAILURE() << "expected CompileError, nothing was thrown";
   return "";
 }
-
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "'" << (haystack) << "' lacks '" << (needle) << "'"
 
 // y = Relu(x + w), w an initializer.
 ModelBuilder add_relu_model(const onnx::TensorProto& w) {

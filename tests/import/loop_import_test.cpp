@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include "../support/expect_contains.h"
 #include "import/onnx_importer.h"
 #include "model_builder.h"
 #include "util/error.h"
@@ -16,9 +17,6 @@ namespace {
 using testing::Dim;
 using testing::ModelBuilder;
 using testing::TempDir;
-
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "'" << (haystack) << "' lacks '" << (needle) << "'"
 
 std::map<std::string, int> op_counts(const Graph& g) {
   std::map<std::string, int> n;

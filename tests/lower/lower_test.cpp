@@ -10,15 +10,13 @@
 #include <random>
 #include <regex>
 
+#include "../support/expect_contains.h"
 #include "lower/lower_util.h"
 #include "lower/lowering.h"
 #include "util/error.h"
 
 namespace kiln {
 namespace {
-
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "'" << (haystack) << "' lacks '" << (needle) << "'"
 
 // A one-node graph: inputs (shape, dtype, optional constant), outputs.
 struct OneNode {

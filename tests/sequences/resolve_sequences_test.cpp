@@ -11,6 +11,8 @@
 #include <functional>
 #include <map>
 
+#include "../support/expect_contains.h"
+#include "../support/graph_builder.h"
 #include "import/node_shape_inference.h"
 #include "import/onnx_importer.h"
 #include "sequence/resolve_sequences.h"
@@ -19,19 +21,7 @@
 namespace kiln {
 namespace {
 
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "'" << (haystack) << "' lacks '" << (needle) << "'"
-
-struct G {
-  Graph g;
-  G() { g.opset = 13; }
-  Value* input(const std::string& n, Shape s) {
-    Value* v = g.add_value(n, DType::Float32, std::move(s));
-    v->is_graph_input = true;
-    g.inputs.push_back(v);
-    return v;
-  }
-  Value* val(const std::string& n, Shape s, DType dt = DType::Float32) { return g.add_value(n, dt, std::move(s)); }
+struct G : test_support::GraphBuilder {
   Value* seq(const std::string& n) {
     Value* v = g.add_value(n, DType::Float32, {});
     v->is_sequence = true;
@@ -42,18 +32,6 @@ struct G {
     Value* v = g.add_value(n, DType::Int64, {});
     v->constant = Constant::from_int64s({}, {p});
     return v;
-  }
-  Value* i64s(const std::string& n, std::vector<int64_t> data) {
-    Value* v = g.add_value(n, DType::Int64, {int64_t(data.size())});
-    v->constant = Constant::from_int64s({int64_t(data.size())}, data);
-    return v;
-  }
-  void output(Value* v) {
-    v->is_graph_output = true;
-    g.outputs.push_back(v);
-  }
-  Node* op(const std::string& type, const std::string& name, std::vector<Value*> ins, std::vector<Value*> outs) {
-    return g.add_node(type, name, std::move(ins), std::move(outs));
   }
   // A sequence graph output `s`, resolved: the values its elements view.
   std::vector<Value*> elements_of_output(const std::string& s) const {
@@ -298,7 +276,7 @@ TEST(ResolveSequences, SplitToSequenceWithSplitSizes) {
   G t;
   Value* x = t.input("x", {4, 3});
   Value* s = t.seq("s");
-  t.op("SplitToSequence", "split", {x, t.i64s("sizes", {1, 3})}, {s});
+  t.op("SplitToSequence", "split", {x, t.i64("sizes", {1, 3})}, {s});
   Value* len = t.val("len", {}, DType::Int64);
   t.op("SequenceLength", "length", {s}, {len});
   Value* second = t.val("second", {3, 3});

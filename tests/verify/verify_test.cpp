@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 
+#include "../support/expect_contains.h"
 #include "import/tensor_proto.h"
 #include "util/error.h"
 #include "verify/verify.h"
@@ -15,9 +16,6 @@ namespace kiln {
 namespace {
 
 namespace fs = std::filesystem;
-
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "'" << (haystack) << "' lacks '" << (needle) << "'"
 
 template <typename T>
 std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
