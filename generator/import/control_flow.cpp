@@ -72,6 +72,18 @@ std::optional<int64_t> import_sequence_length(const Value* s, int depth) {
   return std::nullopt;
 }
 
+// A node with `n`'s name, type and attributes but no inputs or outputs, to be
+// given stand-in values for shape inference or evaluation.
+Node detached_copy(const Node& n) {
+  Node copy;
+  copy.name = n.name;
+  copy.op_type = n.op_type;
+  copy.domain = n.domain;
+  copy.opset = n.opset;
+  copy.attrs = n.attrs;
+  return copy;
+}
+
 // The compile-time value of `v`: its constant, or the result of evaluating the
 // chain of nodes that computes it when every leaf is a constant (a trip count
 // written as Ceil(Div(...)) of constants) or the SequenceLength of a sequence of
@@ -85,12 +97,7 @@ ConstantPtr compile_time_value(const Value* v, int depth, std::deque<Value>* tmp
     auto n = import_sequence_length(p.input(0), 0);
     return n ? Constant::from_int64s({}, {*n}) : nullptr;
   }
-  Node copy;
-  copy.name = p.name;
-  copy.op_type = p.op_type;
-  copy.domain = p.domain;
-  copy.opset = p.opset;
-  copy.attrs = p.attrs;
+  Node copy = detached_copy(p);
   for (const Value* in : p.inputs) {
     if (!in) {
       copy.inputs.push_back(nullptr);
@@ -303,12 +310,7 @@ class Flattener {
   // not changed: folding computes those values later.
   static void infer_with_constants(Node& n) {
     std::deque<Value> tmp;
-    Node copy;
-    copy.name = n.name;
-    copy.op_type = n.op_type;
-    copy.domain = n.domain;
-    copy.opset = n.opset;
-    copy.attrs = n.attrs;
+    Node copy = detached_copy(n);
     for (Value* in : n.inputs) {
       ConstantPtr c = in && !in->constant ? compile_time_value(in, 0, &tmp) : nullptr;
       if (!c) {
