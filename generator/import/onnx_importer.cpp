@@ -54,7 +54,7 @@ AttrValue convert_attribute(const onnx::AttributeProto& a, const Node& n, const 
 bool read_value_info(const onnx::ValueInfoProto& vi, DType* dtype, Shape* shape, std::string* why) {
   if (!vi.type().has_tensor_type()) {
     const auto& t = vi.type();
-    *why = t.has_optional_type() ? "is an optional, which Kiln does not support (optional values are not implemented)"
+    *why = t.has_optional_type() ? "is an optional; Kiln compiles tensors and sequences, not optional-typed values"
            : t.has_map_type()    ? "is a map, which Kiln does not support"
            : t.has_sequence_type() ? "is a sequence where Kiln expects a tensor"
                                    : "is not a tensor";
