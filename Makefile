@@ -17,7 +17,8 @@ DEB_PACKAGES := cmake ninja-build g++ pkg-config \
   libonnx-dev libprotobuf-dev protobuf-compiler libcli11-dev nlohmann-json3-dev \
   libkainjow-mustache-dev libgtest-dev libgmock-dev \
   qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi \
-  libonnx-testdata python3-onnx python3-numpy
+  libonnx-testdata python3-onnx python3-numpy \
+  libflatbuffers-dev flatbuffers-compiler python3-flatbuffers ccache
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
