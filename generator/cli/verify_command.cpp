@@ -11,6 +11,7 @@
 #include "import/tensor_proto.h"
 #include "ir/graph.h"
 #include "sequence/sequence_io.h"
+#include "tflite/tflite_file.h"
 #include "util/error.h"
 #include "verify/verify.h"
 
@@ -61,7 +62,7 @@ void run(const VerifyArgs& a) {
   co.output_dir = work / "module";
   // Sequence inputs not fixed by --sequence-input take the element count and shapes
   // of the first data set (input_K.pb is a SequenceProto).
-  if (!a.data.empty())
+  if (!a.data.empty() && !tflite::is_tflite_file(a.model))
     for (const auto& [name, shapes] : sequence_shapes_from_test_data(a.model, a.data.front()))
       co.sequence_inputs.insert({name, shapes});
   CompiledModule m = compile_model(a.model, co);
@@ -154,7 +155,7 @@ void run(const VerifyArgs& a) {
 void add_verify_command(CLI::App& app) {
   auto a = std::make_shared<VerifyArgs>();
   auto* cmd = app.add_subcommand("verify", "compile a model, run it on a board (host or QEMU) and check its outputs");
-  cmd->add_option("MODEL", a->model, "the .onnx file")->required();
+  cmd->add_option("MODEL", a->model, "the .onnx or .tflite file")->required();
   cmd->add_option("--data", a->data, "an ONNX test data folder (input_K.pb, output_K.pb); repeatable")->required();
   cmd->add_option("--board", a->board, "host | mps2-an385 | mps2-an386 | mps2-an500 | mps3-an547 (see boards/)")
       ->capture_default_str();
