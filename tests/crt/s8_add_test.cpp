@@ -11,6 +11,7 @@
 #include "kiln_kernels.h"
 #include "quant/fixed_point.h"
 #include "quant/folded_rescale.h"
+#include "../support/tflite_int8_reference.h"
 #include "s8_test_util.h"
 
 namespace {
@@ -18,10 +19,7 @@ namespace {
 using namespace kiln::s8test;
 namespace q = kiln::quant;
 
-struct Quant {
-  float a_scale, b_scale, y_scale;
-  int a_zp, b_zp, y_zp, act_min, act_max;
-};
+using Quant = kiln::tflite_ref::BinaryQuant;
 
 // TFLite's Prepare for int8 Add/Sub (left_shift 20).
 struct TfliteAddParams {
@@ -33,13 +31,8 @@ TfliteAddParams tflite_prepare(const Quant& c) {
           q::quantize_multiplier(twice_max / ((1 << 20) * double(c.y_scale)))};
 }
 
-int8_t reference(const Quant& c, const TfliteAddParams& t, int a, int b, bool subtract) {
-  const int32_t shifted_a = (a - c.a_zp) * (1 << 20), shifted_b = (b - c.b_zp) * (1 << 20);
-  const int32_t scaled_a = q::multiply_by_quantized_multiplier(shifted_a, t.a.multiplier, t.a.shift);
-  const int32_t scaled_b = q::multiply_by_quantized_multiplier(shifted_b, t.b.multiplier, t.b.shift);
-  const int32_t raw = subtract ? scaled_a - scaled_b : scaled_a + scaled_b;
-  const int32_t out = q::multiply_by_quantized_multiplier(raw, t.out.multiplier, t.out.shift) + c.y_zp;
-  return static_cast<int8_t>(std::min(c.act_max, std::max(c.act_min, out)));
+int8_t reference(const Quant& c, const TfliteAddParams&, int a, int b, bool subtract) {
+  return kiln::tflite_ref::add(c, a, b, subtract);
 }
 
 // The kernel parameters as the lowering builds them (lower/ops/qnn_elementwise.cpp).

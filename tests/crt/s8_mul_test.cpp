@@ -11,6 +11,7 @@
 #include "kiln_kernels.h"
 #include "quant/fixed_point.h"
 #include "quant/folded_rescale.h"
+#include "../support/tflite_int8_reference.h"
 #include "s8_test_util.h"
 
 namespace {
@@ -18,19 +19,13 @@ namespace {
 using namespace kiln::s8test;
 namespace q = kiln::quant;
 
-struct Quant {
-  float a_scale, b_scale, y_scale;
-  int a_zp, b_zp, y_zp, act_min, act_max;
-};
+using Quant = kiln::tflite_ref::BinaryQuant;
 
 q::QuantizedMultiplier tflite_multiplier(const Quant& c) {  // TFLM CalculateOpDataMul
   return q::quantize_multiplier(double(c.a_scale) * double(c.b_scale) / double(c.y_scale));
 }
 
-int8_t reference(const Quant& c, q::QuantizedMultiplier m, int a, int b) {
-  const int32_t out = c.y_zp + q::multiply_by_quantized_multiplier((a - c.a_zp) * (b - c.b_zp), m.multiplier, m.shift);
-  return static_cast<int8_t>(std::min(c.act_max, std::max(c.act_min, out)));
-}
+int8_t reference(const Quant& c, q::QuantizedMultiplier, int a, int b) { return kiln::tflite_ref::mul(c, a, b); }
 
 kiln_mul_s8_params_t kernel_params(const Quant& c, const kiln_broadcast_t& bc) {
   kiln_mul_s8_params_t p{};

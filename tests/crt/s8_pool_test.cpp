@@ -7,41 +7,15 @@
 #include <vector>
 
 #include "kiln_kernels.h"
+#include "../support/tflite_int8_reference.h"
 #include "s8_test_util.h"
 
 namespace {
 
 using kiln::s8test::random_int8;
 
-// TFLite reference_integer_ops::AveragePool / MaxPool for int8.
 std::vector<int8_t> reference_pool(const kiln_pool2d_s8_params_t& p, const std::vector<int8_t>& x, bool average) {
-  std::vector<int8_t> y(size_t(p.batch) * p.out_h * p.out_w * p.channels);
-  for (int b = 0; b < p.batch; ++b)
-    for (int oy = 0; oy < p.out_h; ++oy)
-      for (int ox = 0; ox < p.out_w; ++ox)
-        for (int c = 0; c < p.channels; ++c) {
-          const int in_x_origin = ox * p.stride_w - p.pad_left;
-          const int in_y_origin = oy * p.stride_h - p.pad_top;
-          const int fx0 = std::max(0, -in_x_origin), fx1 = std::min(p.kernel_w, p.in_w - in_x_origin);
-          const int fy0 = std::max(0, -in_y_origin), fy1 = std::min(p.kernel_h, p.in_h - in_y_origin);
-          int32_t acc = 0, count = 0, mx = -128;
-          for (int fy = fy0; fy < fy1; ++fy)
-            for (int fx = fx0; fx < fx1; ++fx) {
-              const int v = x[((size_t(b) * p.in_h + in_y_origin + fy) * p.in_w + in_x_origin + fx) * p.channels + c];
-              acc += v;
-              ++count;
-              mx = std::max(mx, v);
-            }
-          int32_t r;
-          if (average) {
-            r = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-          } else {
-            r = mx;
-          }
-          r = std::min(std::max(r, p.act_min), p.act_max);
-          y[((size_t(b) * p.out_h + oy) * p.out_w + ox) * p.channels + c] = static_cast<int8_t>(r);
-        }
-  return y;
+  return kiln::tflite_ref::pool(p, x, average);
 }
 
 int32_t out_size(int32_t in, int32_t k, int32_t s, int32_t p0, int32_t p1) { return (in + p0 + p1 - k) / s + 1; }

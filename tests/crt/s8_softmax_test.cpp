@@ -12,54 +12,14 @@
 #include "kiln_kernels.h"
 #include "quant/fixed_point.h"
 #include "quant/gemmlowp_fixed_point.h"
+#include "../support/tflite_int8_reference.h"
 #include "s8_test_util.h"
 
 namespace {
 
 namespace q = kiln::quant;
 
-// reference_ops::Softmax<int8_t, int8_t> (TFLite / TFLite Micro). A row whose sum of
-// exponentials reaches 512 (2^28 in Q12.19: every probability is below 1/512)
-// fails TFLite's check on the final shift; there every output is -128 (the
-// correctly rounded 0), which the kernel gives.
-std::vector<int8_t> reference_softmax(const std::vector<int8_t>& x, int depth, double beta, double x_scale,
-                                      int* rows_beyond_tflite = nullptr) {
-  const q::SoftmaxScaling s = q::softmax_scaling(beta, x_scale);
-  std::vector<int8_t> y(x.size());
-  if (rows_beyond_tflite) *rows_beyond_tflite = 0;
-  auto exp_of = [&](int32_t diff) {
-    const int32_t rescaled = q::saturating_rounding_doubling_high_mul(diff * (1 << s.input_left_shift), s.input_multiplier);
-    return q::exp_on_negative_values_q5_26(rescaled);
-  };
-  for (size_t row = 0; row < x.size() / depth; ++row) {
-    const int8_t* in = &x[row * depth];
-    const int32_t max = *std::max_element(in, in + depth);
-    int32_t sum = 0;  // Q12.19
-    for (int c = 0; c < depth; ++c)
-      if (in[c] - max >= s.diff_min) sum += q::rounding_divide_by_pot(exp_of(in[c] - max), 12);
-    // GetReciprocal(sum, 12)
-    const int headroom = __builtin_clz(static_cast<uint32_t>(sum));
-    const int num_bits_over_unit = 12 - headroom;
-    const int32_t shifted_sum_minus_one = static_cast<int32_t>((static_cast<uint32_t>(sum) << headroom) - (1u << 31));
-    const int32_t shifted_scale = q::one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one);
-    const int exponent = num_bits_over_unit + 31 - 8;
-    if (exponent > 31) {  // TFLite refuses the row (TFLITE_CHECK)
-      std::fill(y.begin() + row * depth, y.begin() + (row + 1) * depth, int8_t(-128));
-      if (rows_beyond_tflite) ++*rows_beyond_tflite;
-      continue;
-    }
-    for (int c = 0; c < depth; ++c) {
-      int32_t out = -128;
-      if (in[c] - max >= s.diff_min) {
-        const int32_t unsat =
-            q::rounding_divide_by_pot(q::saturating_rounding_doubling_high_mul(shifted_scale, exp_of(in[c] - max)), exponent);
-        out = std::min(std::max(unsat - 128, -128), 127);
-      }
-      y[row * depth + c] = static_cast<int8_t>(out);
-    }
-  }
-  return y;
-}
+using kiln::tflite_ref::softmax;
 
 kiln_softmax_s8_params_t kernel_params(int rows, int depth, double beta, double x_scale) {
   kiln_softmax_s8_params_t p{};
@@ -72,7 +32,7 @@ void expect_matches(const std::vector<int8_t>& x, int depth, double beta, double
   const kiln_softmax_s8_params_t p = kernel_params(int(x.size() / depth), depth, beta, x_scale);
   std::vector<int8_t> y(x.size());
   ASSERT_EQ(kiln_softmax_s8(&p, x.data(), y.data()), KILN_OK);
-  EXPECT_EQ(y, reference_softmax(x, depth, beta, x_scale)) << "depth " << depth << " beta " << beta << " scale " << x_scale;
+  EXPECT_EQ(y, softmax(x, depth, beta, x_scale)) << "depth " << depth << " beta " << beta << " scale " << x_scale;
   std::vector<int8_t> inplace = x;  // y == x
   ASSERT_EQ(kiln_softmax_s8(&p, inplace.data(), inplace.data()), KILN_OK);
   EXPECT_EQ(inplace, y);
