@@ -41,6 +41,7 @@
 #include "kiln/loss.h"
 #include "kiln/optimizer.h"
 #include "kiln/text.h"
+#include "kiln/nn_s8.h"
 #include "kiln/nn_s8_pool.h"
 #include "kiln/nn_s8_elementwise.h"
 #include "kiln/nn_s8_softmax.h"
