@@ -65,9 +65,9 @@ static void sum8_dsp(const int8_t* first, int32_t rows, int32_t cols, int32_t co
     for (k = 0; k < cols; ++k, t += col_step) {
       const uint32_t w0 = kiln_s8_load4(t), w1 = kiln_s8_load4(t + 4);
       e0 = __sxtab16(e0, w0);
-      o0 = __sxtab16(o0, __ror(w0, 8));
+      o0 = __sxtab16(o0, kiln_s8_ror8(w0));
       e1 = __sxtab16(e1, w1);
-      o1 = __sxtab16(o1, __ror(w1, 8));
+      o1 = __sxtab16(o1, kiln_s8_ror8(w1));
     }
   }
   s[0] = (int16_t)(e0 & 0xFFFFu);

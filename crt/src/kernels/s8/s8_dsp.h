@@ -26,4 +26,8 @@ static inline uint32_t kiln_s8_load4(const int8_t* p) {
 
 static inline void kiln_s8_store4(int8_t* p, uint32_t v) { memcpy(p, &v, sizeof v); }
 
+/* v rotated right by 8 bits: the odd bytes moved to the even lanes. (Not every
+ * arm_acle.h has __ror; compilers fold this into the ROR operand of SXTAB16.) */
+static inline uint32_t kiln_s8_ror8(uint32_t v) { return (v >> 8) | (v << 24); }
+
 #endif /* KILN_S8_DSP_H */
