@@ -90,7 +90,7 @@ void conv_2d(ImportContext& c, const Operator& op) {
   c.require_dtype(op, w, DType::Int8);
   check_int8_io(c, op, {&x, &y});
   const int64_t cin = x.shape[3], cout = w.shape[0], wcin = w.shape[3];
-  if (wcin <= 0 || cin % wcin != 0 || cout % (cin / wcin) != 0)
+  if (wcin <= 0 || cin < wcin || cin % wcin != 0 || cout <= 0 || cout % (cin / wcin) != 0)
     c.fail(op, "filter " + shape_str(w.shape) + " does not fit input channels " + std::to_string(cin));
   if (y.shape[3] != cout) c.fail(op, "output channels " + std::to_string(y.shape[3]) + " != filters " + std::to_string(cout));
   Window win = window(c, op, x, y, o->padding(), w.shape[1], w.shape[2], o->stride_h(), o->stride_w(),
