@@ -367,6 +367,9 @@ class Emitter {
       } else if (word == "out") {
         size_t x = index(op.outputs.size());
         out += typed(op.outputs[x], op.output_dtypes[x], false);
+      } else if (word == "const") {
+        size_t x = index(op.constants.size());
+        out += typed(op.constants[x], op.call.constants[x]->dtype(), true);
       } else if (word == "scratch") {
         size_t x = index(op.scratch.size());
         out += "(void*)(" + byte_address(op.scratch[x].buffer, op.scratch[x].offset) + ")";
