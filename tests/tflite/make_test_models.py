@@ -358,6 +358,43 @@ def float_data_movement():
     return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("x", ["tanh", "y"])
 
 
+def int8_misc():
+    """float -> QUANTIZE -> LOGISTIC / TANH / HARD_SWISH / LEAKY_RELU -> CONCATENATION (mixed
+    quantization) -> PAD -> QUANTIZE int8->int8 -> DEQUANTIZE -> float: the int8 paths that
+    become KilnQLookup tables, a requantizing concat and a zero-point pad."""
+    import numpy as np
+    fm = FloatModel()
+    i32 = lambda v: np.array(v, np.int32)
+
+    def q(name, shape, scale, zp):
+        t = fm.tensor(name, shape, ttype=TT.INT8)
+        fm.m["tensors"][t].update(scale=[scale], zero_point=[zp])
+        return t
+
+    x = fm.tensor("x", [1, 2, 2, 4])
+    xq = q("xq", [1, 2, 2, 4], 0.05, 3)
+    lg = q("logistic", [1, 2, 2, 4], 1 / 256, -128)
+    th = q("tanh", [1, 2, 2, 4], 1 / 128, 0)
+    hs = q("hswish", [1, 2, 2, 4], 0.04, -20)
+    lr = q("leaky", [1, 2, 2, 4], 0.05, 3)
+    cat = q("concat", [1, 2, 2, 16], 0.05, 3)
+    pads = fm.tensor("pads", [4, 2], i32([[0, 0], [1, 1], [0, 0], [0, 0]]), TT.INT32)
+    pd = q("padded", [1, 4, 2, 16], 0.05, 3)
+    rq = q("requantized", [1, 4, 2, 16], 0.1, -7)
+    y = fm.tensor("y", [1, 4, 2, 16])
+    fm.op(OP.QUANTIZE, [x], [xq])
+    fm.op(OP.LOGISTIC, [xq], [lg])
+    fm.op(OP.TANH, [xq], [th])
+    fm.op(OP.HARD_SWISH, [xq], [hs])
+    fm.op(OP.LEAKY_RELU, [xq], [lr], BO.LeakyReluOptions, options("LeakyReluOptions", Alpha=0.1))
+    fm.op(OP.CONCATENATION, [lg, th, hs, lr], [cat], BO.ConcatenationOptions, options("ConcatenationOptions", Axis=3))
+    fm.op(OP.PAD, [cat, pads], [pd])
+    fm.op(OP.QUANTIZE, [pd], [rq])
+    fm.op(OP.DEQUANTIZE, [rq], [y])
+    fm.m["inputs"], fm.m["outputs"] = [x], [y]
+    return fm.m
+
+
 def write_float_model(name, model, cases, names):
     from onnx import numpy_helper
     folder = os.path.join(HERE, "models")
@@ -382,6 +419,8 @@ def write(path, data):
 def main():
     write_float_model("float_cnn", *float_cnn())
     write_float_model("float_data_movement", *float_data_movement())
+
+    write(os.path.join(HERE, "models", "int8_misc.tflite"), build(int8_misc()))
 
     good = tiny_int8_conv()
     valid = build(good)
