@@ -674,6 +674,8 @@ class Rewriter {
       for (const Value* v : n->outputs)
         for (const Node* u : v->users) touches |= is_op(u, "QuantizeLinear");
       if (!touches || is_data_movement(n)) continue;
+      // A Relu / Clip after a float op belongs to that op's group: the op says why.
+      if ((is_op(n, "Relu") || is_op(n, "Clip")) && !is_op(n->input(0)->producer, "DequantizeLinear")) continue;
       auto it = reasons_.find(n);
       rep.float_ops.push_back({n->describe(), it != reasons_.end() ? it->second : "no integer form of " + n->op_type});
     }
