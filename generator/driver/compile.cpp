@@ -20,6 +20,7 @@
 #include "quant/qdq_rewrite.h"
 #include "sequence/resolve_sequences.h"
 #include "sequence/runtime_sequences.h"
+#include "tflite/tflite_importer.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -92,7 +93,11 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
   ImportOptions import_options;
   import_options.input_shapes = o.input_shapes;
   import_options.sequence_inputs = o.sequence_inputs;
-  std::unique_ptr<Graph> graph = import_onnx(model_path, import_options);
+  // A .tflite file is recognized by its content (the "TFL3" identifier), whatever its name.
+  const bool tflite = tflite::is_tflite_file(model_path);
+  if (tflite && (!o.input_shapes.empty() || !o.sequence_inputs.empty()))
+    throw CompileError("--input-shape and --sequence-input apply to ONNX models; a TFLite model's shapes are static");
+  std::unique_ptr<Graph> graph = tflite ? import_tflite(model_path) : import_onnx(model_path, import_options);
 
   FoldReport fold_report;
   // Values whose shape depends on a computed constant get their shape once folding
