@@ -33,6 +33,7 @@ struct VerifyArgs {
   bool no_cache = false;
   bool poison = false;
   int show_outputs = 0;
+  int64_t int_tolerance = 0;
   CompileOptions compile;
 };
 
@@ -90,6 +91,7 @@ void run(const VerifyArgs& a) {
     vo.crt_cache_dir = default_cache_dir();
   vo.sanitize = !a.no_sanitize;
   vo.poison_dead = a.poison;
+  vo.int_tolerance = a.int_tolerance;
   VerifyReport r = run_verify_cases(cases, vo);
   if (!r.failure.empty()) {
     std::cerr << r.log << "\n";
@@ -168,6 +170,10 @@ void add_verify_command(CLI::App& app) {
       ->excludes(cache);
   cmd->add_option("--timeout", a->timeout_s, "seconds before a run is killed")->capture_default_str();
   cmd->add_flag("--no-sanitize", a->no_sanitize, "host board: build without AddressSanitizer/UBSan");
+  cmd->add_option("--int-tolerance", a->int_tolerance,
+                  "integer outputs may differ from the expected ones by up to N (default 0: exactly); 1 for "
+                  "quantized ONNX models against onnxruntime (ONNX requantizes in float, Kiln in fixed point)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--poison-dead", a->poison, "fill every buffer with 0xA5 when its live range ends (KILN_POISON_DEAD)");
   cmd->add_option("--show-outputs", a->show_outputs,
                   "print the first N values of every output next to the expected ones (0: none)")

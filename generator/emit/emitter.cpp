@@ -285,6 +285,7 @@ class Emitter {
       o["is_user"] = ep.is_user ? "1u" : "0u";
       if (ep.capacity) o["capacity"] = std::to_string(*ep.capacity);
       if (!ep.section.empty()) o["section"] = ep.section;
+      o["section_macro"] = "KILN_" + MOD_ + "_" + c_macro_name(pool_cnames_[p]) + "_WORKSPACE_SECTION";
       if (ep.is_workspace) {
         ++n_ws;
         if (ep.is_user) {

@@ -228,6 +228,15 @@ TEST(Cli, HelpListsEveryCommand) {
     EXPECT_NE(c.output.find(flag), std::string::npos) << flag;
 }
 
+TEST(Cli, VersionNamesVersionCommitAndDataFolder) {
+  auto r = kiln_run({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.output.rfind("kiln 0.", 0), 0u) << r.output;
+  EXPECT_NE(r.output.find("(commit "), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("(commit )"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("data: "), std::string::npos) << r.output;
+}
+
 TEST(Cli, VerifyMismatchExitsNonZero) {
   TempDir t;
   // Expected outputs of data set 1 paired with the inputs of data set 0.
