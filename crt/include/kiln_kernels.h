@@ -41,5 +41,9 @@
 #include "kiln/loss.h"
 #include "kiln/optimizer.h"
 #include "kiln/text.h"
+#include "kiln/nn_s8.h"
+#include "kiln/nn_s8_pool.h"
+#include "kiln/nn_s8_elementwise.h"
+#include "kiln/nn_s8_softmax.h"
 
 #endif /* KILN_KERNELS_H */

@@ -49,11 +49,17 @@ struct CaseResult {
 struct VerifyOptions {
   std::string board = "host";
   std::filesystem::path work_dir;        // firmware sources, objects, image
-  std::filesystem::path crt_cache_dir;   // prebuilt runtime per board+flags (default: work_dir/crt-cache)
+  // Runtime and board objects per board, flags and source version, shared by
+  // runs and processes (empty: work_dir/crt-cache, i.e. no sharing).
+  std::filesystem::path crt_cache_dir;
   double timeout_s = 300;
   bool sanitize = true;                  // host board: ASan + UBSan
   bool poison_dead = false;              // build with -DKILN_POISON_DEAD=1
   std::vector<std::string> extra_cflags;
+  // Integer outputs may differ from the expected ones by up to this much (--int-tolerance):
+  // a quantized ONNX model run on integer kernels requantizes in fixed point where
+  // ONNX rounds in float (docs/quantization.md).
+  int64_t int_tolerance = 0;
 };
 
 struct FirmwareSize {
@@ -78,8 +84,14 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
 // Returns false, with the compiler output in *log, if they do not build.
 bool prebuild_runtime(const VerifyOptions& options, std::string* log);
 
+// Where runtime objects are cached by default: $XDG_CACHE_HOME/kiln, else
+// ~/.cache/kiln; empty when neither variable is set.
+std::filesystem::path default_cache_dir();
+
 // Compares an output against the expected tensor: floats |a-e| <= atol + rtol*|e|
-// (rtol 1e-3, atol 1e-7), NaN matches NaN; integers and bool exactly.
-OutputCheck compare_output(const std::string& name, const Constant& expected, const std::vector<uint8_t>& actual);
+// (rtol 1e-3, atol 1e-7), NaN matches NaN; integers |a-e| <= int_tolerance (exactly
+// by default); bool exactly.
+OutputCheck compare_output(const std::string& name, const Constant& expected, const std::vector<uint8_t>& actual,
+                           int64_t int_tolerance = 0);
 
 }  // namespace kiln
