@@ -36,6 +36,7 @@ struct VerifyArgs {
   bool profile = false;
   bool poison = false;
   int show_outputs = 0;
+  int64_t int_tolerance = 0;
   CompileOptions compile;
 };
 
@@ -115,6 +116,7 @@ void run(const VerifyArgs& a) {
   vo.sanitize = !a.no_sanitize;
   vo.poison_dead = a.poison;
   vo.profile = a.profile;
+  vo.int_tolerance = a.int_tolerance;
   VerifyReport r = run_verify_cases(cases, vo);
   if (!r.failure.empty()) {
     std::cerr << r.log << "\n";
@@ -202,6 +204,10 @@ void add_verify_command(CLI::App& app) {
   cmd->add_flag("--profile", a->profile,
                 "print each operator call's op type, output shape, MACs and instructions (QEMU boards), "
                 "also in --report; the image is built with -DKILN_PROFILE=1");
+  cmd->add_option("--int-tolerance", a->int_tolerance,
+                  "integer outputs may differ from the expected ones by up to N (default 0: exactly); 1 for "
+                  "quantized ONNX models against onnxruntime (ONNX requantizes in float, Kiln in fixed point)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--poison-dead", a->poison, "fill every buffer with 0xA5 when its live range ends (KILN_POISON_DEAD)");
   cmd->add_option("--show-outputs", a->show_outputs,
                   "print the first N values of every output next to the expected ones (0: none)")

@@ -14,8 +14,10 @@
 #include "fold/fold.h"
 #include "import/node_shape_inference.h"
 #include "import/onnx_importer.h"
+#include "lower/lowering.h"
 #include "planner/plan_report.h"
 #include "planner/pool_spec.h"
+#include "quant/qdq_rewrite.h"
 #include "sequence/resolve_sequences.h"
 #include "sequence/runtime_sequences.h"
 #include "tflite/tflite_importer.h"
@@ -128,6 +130,15 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
                        "(Shape -> Gather -> Concat -> Reshape chains) are only known after folding");
   }
 
+  // Quantized (QDQ) groups become integer ops, after folding (which leaves
+  // DequantizeLinear of constant weights alone, so the weights stay int8).
+  quant::QdqReport quant_report;
+  if (o.integer_quantized) {
+    quant::QdqOptions qo;
+    qo.has_kernel = [](const std::string& op) { return has_lowering(op); };
+    quant_report = quant::rewrite_quantized_graph(*graph, qo);
+  }
+
   BufferizeOptions bo;
   bo.alias_views = o.alias_views;
   bo.in_place = o.in_place;
@@ -156,6 +167,7 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
     j["plan"] = planner::plan_to_json(mp.problem, mp.plan, mp.origins);
     j["folding"] = fold_report_to_json(fold_report);
     j["copies"] = program.copies;
+    if (quant_report.quantized_model) j["quantization"] = quant::qdq_report_to_json(quant_report);
     nlohmann::json ops = nlohmann::json::array();
     for (size_t i = 0; i < program.ops.size(); ++i) ops.push_back({{"step", i}, {"op", program.ops[i].label}});
     j["schedule"] = ops;
@@ -169,6 +181,7 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
     std::cout << "kiln: compiled '" << model_path.filename().string() << "' -> " << o.output_dir.string() << " ("
               << program.ops.size() << " operator calls, " << program.copies.size() << " copies)\n";
     if (o.fold) std::cout << fold_report_summary(fold_report);
+    std::cout << quant::qdq_report_summary(quant_report);
     std::cout << planner::plan_summary_text(mp.problem, mp.plan);
   }
   return module;

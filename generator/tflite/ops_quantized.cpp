@@ -5,6 +5,7 @@
 // clamp bounds from the fused activation); the lowerings only convert them.
 
 #include <cmath>
+#include <stdexcept>
 
 #include "tflite/import_context.h"
 #include "tflite/lookup_tables.h"
@@ -89,7 +90,7 @@ void conv_2d(ImportContext& c, const Operator& op) {
   c.require_dtype(op, w, DType::Int8);
   check_int8_io(c, op, {&x, &y});
   const int64_t cin = x.shape[3], cout = w.shape[0], wcin = w.shape[3];
-  if (wcin <= 0 || cin % wcin != 0 || cout % (cin / wcin) != 0)
+  if (wcin <= 0 || cin < wcin || cin % wcin != 0 || cout <= 0 || cout % (cin / wcin) != 0)
     c.fail(op, "filter " + shape_str(w.shape) + " does not fit input channels " + std::to_string(cin));
   if (y.shape[3] != cout) c.fail(op, "output channels " + std::to_string(y.shape[3]) + " != filters " + std::to_string(cout));
   Window win = window(c, op, x, y, o->padding(), w.shape[1], w.shape[2], o->stride_h(), o->stride_w(),
@@ -237,12 +238,26 @@ void unary_lookup(ImportContext& c, const Operator& op) {
   const QuantParams in{c.scale(op, x), int32_t(c.zero_point(op, x))};
   const QuantParams out{c.scale(op, y), int32_t(c.zero_point(op, y))};
   LookupTable t;
-  switch (fb::BuiltinOperator(op.code)) {
-    case fb::BuiltinOperator::RELU: t = relu_table(in, out, 0.0f, INFINITY); break;
-    case fb::BuiltinOperator::RELU6: t = relu_table(in, out, 0.0f, 6.0f); break;
-    case fb::BuiltinOperator::RELU_N1_TO_1: t = relu_table(in, out, -1.0f, 1.0f); break;
-    case fb::BuiltinOperator::QUANTIZE: t = requantize_table(in, out); break;
-    default: c.fail(op, "no lookup table for this operator");
+  try {
+    switch (fb::BuiltinOperator(op.code)) {
+      case fb::BuiltinOperator::LOGISTIC:
+        // TFLite's kernel writes probabilities on 1/256 with zero point -128.
+        if (out.zero_point != -128) c.fail(op, "int8 output must have zero point -128");
+        t = logistic_table(in);
+        break;
+      case fb::BuiltinOperator::TANH: t = tanh_table(in); break;
+      case fb::BuiltinOperator::HARD_SWISH: t = hard_swish_table(in, out); break;
+      case fb::BuiltinOperator::LEAKY_RELU:
+        t = leaky_relu_table(in, out, c.options<fb::LeakyReluOptions>(op)->alpha());
+        break;
+      case fb::BuiltinOperator::RELU: t = relu_table(in, out, 0.0f, INFINITY); break;
+      case fb::BuiltinOperator::RELU6: t = relu6_table(in); break;
+      case fb::BuiltinOperator::RELU_N1_TO_1: t = relu_table(in, out, -1.0f, 1.0f); break;
+      case fb::BuiltinOperator::QUANTIZE: t = requantize_table(in, out); break;
+      default: c.fail(op, "no lookup table for this operator");
+    }
+  } catch (const std::invalid_argument& e) {
+    c.fail(op, e.what());
   }
   lookup(c, op, t);
 }
@@ -270,7 +285,7 @@ void register_quantized_ops() {
   register_op(B::MAX_POOL_2D, OpFlavor::Int8,
               [](ImportContext& c, const Operator& op) { pool_2d(c, op, "KilnQMaxPool2D"); });
   register_op(B::SOFTMAX, OpFlavor::Int8, softmax);
-  for (B code : {B::RELU, B::RELU6, B::RELU_N1_TO_1})
+  for (B code : {B::LOGISTIC, B::TANH, B::HARD_SWISH, B::LEAKY_RELU, B::RELU, B::RELU6, B::RELU_N1_TO_1})
     register_op(code, OpFlavor::Int8, unary_lookup);
 }
 

@@ -473,7 +473,7 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
     bool pass = true;
     for (size_t o = 0; o < vc.module->outputs.size(); ++o) {
       std::vector<uint8_t> got = o < c.output_bytes.size() ? c.output_bytes[o] : std::vector<uint8_t>{};
-      OutputCheck chk = compare_output(vc.module->outputs[o].name, *vc.data.expected[o], got);
+      OutputCheck chk = compare_output(vc.module->outputs[o].name, *vc.data.expected[o], got, opt.int_tolerance);
       pass &= chk.pass;
       c.outputs.push_back(chk);
     }

@@ -129,3 +129,61 @@ TEST(TfliteImport, ResnetAddsKeepBothSidesQuantization) {
 
 }  // namespace
 }  // namespace kiln
+
+namespace kiln {
+namespace {
+
+const fs::path kTests = KILN_TFLITE_TESTS;
+
+std::vector<uint8_t> read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(TfliteImport, TinyInt8ConvWithFusedRelu6AndPool) {
+  auto g = import_tflite(kTests / "models" / "tiny_int8_conv.tflite");
+  ASSERT_EQ(g->nodes.size(), 2u);
+  const Node* conv = g->nodes.front().get();
+  EXPECT_EQ(conv->op_type, "KilnQConv2D");
+  EXPECT_EQ(conv->attr_ints("pads"), (std::vector<int64_t>{1, 1, 1, 1}));
+  // RELU6 on output scale 0.03, zero point -128: [-128, -128 + round(6 / 0.03) = 72].
+  EXPECT_EQ(conv->attr_int("act_min", 0), -128);
+  EXPECT_EQ(conv->attr_int("act_max", 0), 72);
+  auto rs = conv->attr_floats("requant_scale");
+  ASSERT_EQ(rs.size(), 3u);
+  EXPECT_EQ(rs[1], double(0.05f) * double(0.02f) / double(0.03f));
+  const Node* pool = g->nodes.back().get();
+  EXPECT_EQ(pool->op_type, "KilnQMaxPool2D");
+  EXPECT_EQ(pool->attr_ints("kernel_shape"), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(pool->attr_ints("pads"), (std::vector<int64_t>{0, 0, 0, 0}));
+  EXPECT_EQ(g->inputs[0]->name, "image");
+  EXPECT_EQ(g->outputs[0]->name, "scores");
+}
+
+// Every single-byte corruption of a valid model either still loads and imports
+// or is refused with a CompileError: never a crash, a hang or another exception
+// (the host tests run under ASan/UBSan).
+TEST(TfliteFile, EveryByteCorruptionIsRefusedCleanly) {
+  const std::vector<uint8_t> good = read_bytes(kTests / "models" / "tiny_int8_conv.tflite");
+  ASSERT_GT(good.size(), 100u);
+  size_t refused = 0, loaded = 0;
+  for (size_t i = 0; i < good.size(); ++i)
+    for (uint8_t v : {uint8_t(good[i] ^ 0x01), uint8_t(good[i] ^ 0x80), uint8_t(0xFF), uint8_t(0x00)}) {
+      if (v == good[i]) continue;
+      std::vector<uint8_t> bad = good;
+      bad[i] = v;
+      try {
+        tflite::Model m = tflite::load_tflite_buffer(ConstantBuffer::owned(bad), "fuzz.tflite");
+        import_tflite_model(m, "fuzz.tflite");
+        ++loaded;
+      } catch (const CompileError& e) {
+        EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+        ++refused;
+      }
+    }
+  EXPECT_GT(refused, 100u);
+  EXPECT_GT(loaded, 0u);  // padding and unused bytes do not matter
+}
+
+}  // namespace
+}  // namespace kiln
