@@ -1,0 +1,43 @@
+# Compiles MODEL with --report and checks what the QDQ rewrite made of it:
+#  - every op that stayed float stayed so only for want of its kernel in this build
+#    (any other reason means a quantized group was not recognized);
+#  - each op type in REQUIRE is among the integer ops;
+#  - at most MAX_TRANSPOSES Transposes are left (when given).
+# cmake -DKILN=... -DMODEL=... -DWORK=... [-DREQUIRE=a,b] [-DMAX_TRANSPOSES=N] -P check_qdq_rewrite.cmake
+file(REMOVE_RECURSE ${WORK})
+execute_process(COMMAND ${KILN} compile ${MODEL} -o ${WORK}/module --report ${WORK}/report.json -q
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "kiln compile failed (${rc}): ${out}${err}")
+endif()
+file(READ ${WORK}/report.json report)
+string(JSON quant ERROR_VARIABLE e GET "${report}" quantization)
+if(e)
+  message(FATAL_ERROR "the report has no 'quantization' section: ${e}")
+endif()
+string(JSON n LENGTH "${quant}" float_ops)
+if(n GREATER 0)
+  math(EXPR last "${n} - 1")
+  foreach(i RANGE ${last})
+    string(JSON node GET "${quant}" float_ops ${i} node)
+    string(JSON reason GET "${quant}" float_ops ${i} reason)
+    if(NOT reason MATCHES "^no integer kernel for ")
+      message(FATAL_ERROR "${node} stayed float: ${reason}")
+    endif()
+    message(STATUS "stayed float (no kernel yet): ${node}: ${reason}")
+  endforeach()
+endif()
+string(REPLACE "," ";" REQUIRE "${REQUIRE}")
+foreach(op ${REQUIRE})
+  string(JSON count ERROR_VARIABLE e GET "${quant}" integer_ops ${op})
+  if(e OR count LESS 1)
+    message(FATAL_ERROR "no ${op} among the integer ops: ${quant}")
+  endif()
+endforeach()
+if(DEFINED MAX_TRANSPOSES)
+  string(JSON t GET "${quant}" transposes)
+  if(t GREATER MAX_TRANSPOSES)
+    message(FATAL_ERROR "${t} Transposes left, expected at most ${MAX_TRANSPOSES}")
+  endif()
+endif()
+message(STATUS "${quant}")
