@@ -102,7 +102,7 @@ def build(model):
         O.OperatorAddOpcodeIndex(b, op["opcode"])
         O.OperatorAddInputs(b, ins)
         O.OperatorAddOutputs(b, outs)
-        if opts is not None:
+        if opts is not None and op.get("options_type") is not None:
             O.OperatorAddBuiltinOptionsType(b, op["options_type"])
             O.OperatorAddBuiltinOptions(b, opts)
         ops.append(O.OperatorEnd(b))
@@ -184,12 +184,244 @@ def tiny_int8_conv():
     }
 
 
+def options(table, **fields):
+    """A builder for an options table: options("Pool2DOptions", Padding=..., StrideW=...)."""
+    def make(b):
+        mod = fb(table)
+        getattr(mod, table + "Start")(b)
+        for k, v in fields.items():
+            getattr(mod, table + "Add" + k)(b, v)
+        return getattr(mod, table + "End")(b)
+    return make
+
+
+def tensor_bytes(a):
+    import numpy as np
+    return np.ascontiguousarray(a).tobytes()
+
+
+class FloatModel:
+    """A float model under construction, and its numpy evaluation (TFLite semantics)."""
+
+    def __init__(self):
+        self.m = {"buffers": [b""], "tensors": [], "opcodes": [], "operators": [], "inputs": [], "outputs": []}
+
+    def tensor(self, name, shape, data=None, ttype=None):
+        import numpy as np
+        t = {"name": name, "shape": list(shape), "type": TT.FLOAT32 if ttype is None else ttype}
+        if data is not None:
+            t["buffer"] = len(self.m["buffers"])
+            self.m["buffers"].append(tensor_bytes(data))
+        self.m["tensors"].append(t)
+        return len(self.m["tensors"]) - 1
+
+    def op(self, code, inputs, outputs, options_type=None, opts=None):
+        if code not in self.m["opcodes"]:
+            self.m["opcodes"].append(code)
+        self.m["operators"].append({"opcode": self.m["opcodes"].index(code), "inputs": inputs, "outputs": outputs,
+                                    "options_type": options_type, "options": opts})
+
+
+def same_pads(n, k, s):
+    out = (n + s - 1) // s
+    total = max(0, (out - 1) * s + k - n)
+    return out, total // 2, total - total // 2
+
+
+def np_conv_nhwc(x, w, b, stride, groups_depthwise=False):
+    """SAME padding, w OHWI (or [1,KH,KW,C] depthwise with multiplier)."""
+    import numpy as np
+    n, h, wd, c = x.shape
+    kh, kw = w.shape[1], w.shape[2]
+    oh, pt, _ = same_pads(h, kh, stride)
+    ow, pl, _ = same_pads(wd, kw, stride)
+    cout = w.shape[3] if groups_depthwise else w.shape[0]
+    y = np.zeros((n, oh, ow, cout), np.float64)
+    for i in range(oh):
+        for j in range(ow):
+            for a in range(kh):
+                for bb in range(kw):
+                    yi, xj = i * stride + a - pt, j * stride + bb - pl
+                    if 0 <= yi < h and 0 <= xj < wd:
+                        px = x[0, yi, xj, :].astype(np.float64)
+                        if groups_depthwise:
+                            mult = cout // c
+                            y[0, i, j, :] += np.repeat(px, mult) * w[0, a, bb, :]
+                        else:
+                            y[0, i, j, :] += w[:, a, bb, :] @ px
+    return (y + b).astype(np.float32)
+
+
+def float_cnn():
+    """Float CONV_2D/DEPTHWISE/MAX_POOL/AVERAGE_POOL/LOGISTIC/ADD/MEAN/FULLY_CONNECTED/SOFTMAX."""
+    import numpy as np
+    rng = np.random.default_rng(7)
+    fm = FloatModel()
+    x = fm.tensor("input", [1, 8, 8, 3])
+    w1 = (rng.standard_normal((4, 3, 3, 3)) * 0.4).astype(np.float32)
+    b1 = (rng.standard_normal(4) * 0.1).astype(np.float32)
+    w2 = (rng.standard_normal((1, 3, 3, 8)) * 0.4).astype(np.float32)
+    b2 = (rng.standard_normal(8) * 0.1).astype(np.float32)
+    add_c = (rng.standard_normal(8) * 0.5).astype(np.float32)
+    w3 = (rng.standard_normal((5, 8)) * 0.7).astype(np.float32)
+    b3 = (rng.standard_normal(5) * 0.1).astype(np.float32)
+    t = [fm.tensor("conv1/w", w1.shape, w1), fm.tensor("conv1/b", [4], b1), fm.tensor("conv1", [1, 4, 4, 4]),
+         fm.tensor("dw/w", w2.shape, w2), fm.tensor("dw/b", [8], b2), fm.tensor("dw", [1, 4, 4, 8]),
+         fm.tensor("maxpool", [1, 2, 2, 8]), fm.tensor("avgpool", [1, 2, 2, 8]), fm.tensor("sigmoid", [1, 2, 2, 8]),
+         fm.tensor("add/c", [8], add_c), fm.tensor("add", [1, 2, 2, 8]),
+         fm.tensor("mean/axes", [2], np.array([1, 2], np.int32), TT.INT32), fm.tensor("mean", [1, 8]),
+         fm.tensor("fc/w", w3.shape, w3), fm.tensor("fc/b", [5], b3), fm.tensor("logits", [1, 5]),
+         fm.tensor("probabilities", [1, 5])]
+    fm.op(OP.CONV_2D, [x, t[0], t[1]], [t[2]], BO.Conv2DOptions,
+          options("Conv2DOptions", Padding=PAD.SAME, StrideW=2, StrideH=2, FusedActivationFunction=ACT.RELU6))
+    fm.op(OP.DEPTHWISE_CONV_2D, [t[2], t[3], t[4]], [t[5]], BO.DepthwiseConv2DOptions,
+          options("DepthwiseConv2DOptions", Padding=PAD.SAME, StrideW=1, StrideH=1, DepthMultiplier=2,
+                  FusedActivationFunction=ACT.RELU))
+    fm.op(OP.MAX_POOL_2D, [t[5]], [t[6]], BO.Pool2DOptions,
+          options("Pool2DOptions", Padding=PAD.VALID, StrideW=2, StrideH=2, FilterWidth=2, FilterHeight=2))
+    fm.op(OP.AVERAGE_POOL_2D, [t[6]], [t[7]], BO.Pool2DOptions,
+          options("Pool2DOptions", Padding=PAD.SAME, StrideW=1, StrideH=1, FilterWidth=2, FilterHeight=2))
+    fm.op(OP.LOGISTIC, [t[7]], [t[8]])
+    fm.op(OP.ADD, [t[8], t[9]], [t[10]], BO.AddOptions, options("AddOptions", FusedActivationFunction=ACT.NONE))
+    fm.op(OP.MEAN, [t[10], t[11]], [t[12]], BO.ReducerOptions, options("ReducerOptions", KeepDims=False))
+    fm.op(OP.FULLY_CONNECTED, [t[12], t[13], t[14]], [t[15]], BO.FullyConnectedOptions,
+          options("FullyConnectedOptions", FusedActivationFunction=ACT.NONE))
+    fm.op(OP.SOFTMAX, [t[15]], [t[16]], BO.SoftmaxOptions, options("SoftmaxOptions", Beta=0.5))
+    fm.m["inputs"], fm.m["outputs"] = [x], [t[16]]
+
+    def evaluate(xv):
+        a = np.clip(np_conv_nhwc(xv, w1, b1, 2), 0, 6)
+        a = np.maximum(np_conv_nhwc(a, w2, b2, 1, True), 0)
+        a = a.reshape(1, 2, 2, 2, 2, 8).max(axis=(2, 4))
+        p = np.zeros_like(a)
+        for i in range(2):
+            for j in range(2):
+                p[0, i, j] = a[0, i:i + 2, j:j + 2].reshape(-1, 8).mean(axis=0)  # SAME: taps inside only
+        a = 1 / (1 + np.exp(-p)) + add_c
+        a = a.mean(axis=(1, 2))
+        z = (a @ w3.T + b3) * 0.5
+        e = np.exp(z - z.max())
+        return (e / e.sum()).astype(np.float32)
+
+    inputs = [rng.standard_normal((1, 8, 8, 3)).astype(np.float32) for _ in range(2)]
+    return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("input", "probabilities")
+
+
+def float_data_movement():
+    """TRANSPOSE/PAD/STRIDED_SLICE/SPLIT/CONCATENATION/PACK/UNPACK/SLICE/RESHAPE/TANH/HARD_SWISH/LEAKY_RELU/MUL/SUB."""
+    import numpy as np
+    rng = np.random.default_rng(11)
+    fm = FloatModel()
+    i32 = lambda v: np.array(v, np.int32)
+    x = fm.tensor("x", [1, 4, 6])
+    T = lambda name, shape, data=None, tt=None: fm.tensor(name, shape, data, tt)
+    perm = T("perm", [3], i32([0, 2, 1]), TT.INT32); xt = T("transposed", [1, 6, 4])
+    pads = T("pads", [3, 2], i32([[0, 0], [1, 0], [0, 2]]), TT.INT32); xp = T("padded", [1, 7, 6])
+    sb, se, ss = (T(n, [3], i32(v), TT.INT32) for n, v in (("sb", [0, 1, 0]), ("se", [1, 7, 6]), ("ss", [1, 2, 1])))
+    xs = T("strided", [3, 6])
+    ax = T("axis", [], i32(1), TT.INT32); s0 = T("split0", [3, 3]); s1 = T("split1", [3, 3])
+    cat = T("concat", [6, 3]); th = T("tanh", [6, 3]); hs = T("hswish", [3, 3]); lr = T("leaky", [3, 3])
+    pk = T("packed", [2, 3, 3]); u0 = T("unpacked0", [3, 3]); u1 = T("unpacked1", [3, 3])
+    mul = T("mul", [3, 3]); sub = T("sub", [3, 3])
+    lb, ls = T("slice_begin", [2], i32([1, 0]), TT.INT32), T("slice_size", [2], i32([-1, 2]), TT.INT32)
+    sl = T("sliced", [2, 2]); shp = T("shape", [1], i32([4]), TT.INT32); out = T("y", [4])
+    fm.op(OP.TRANSPOSE, [x, perm], [xt])
+    fm.op(OP.PAD, [xt, pads], [xp])
+    fm.op(OP.STRIDED_SLICE, [xp, sb, se, ss], [xs], BO.StridedSliceOptions,
+          options("StridedSliceOptions", ShrinkAxisMask=1))
+    fm.op(OP.SPLIT, [ax, xs], [s0, s1], BO.SplitOptions, options("SplitOptions", NumSplits=2))
+    fm.op(OP.CONCATENATION, [s0, s1], [cat], BO.ConcatenationOptions, options("ConcatenationOptions", Axis=0))
+    fm.op(OP.TANH, [cat], [th])
+    fm.op(OP.HARD_SWISH, [s0], [hs])
+    fm.op(OP.LEAKY_RELU, [s1], [lr], BO.LeakyReluOptions, options("LeakyReluOptions", Alpha=0.25))
+    fm.op(OP.PACK, [hs, lr], [pk], BO.PackOptions, options("PackOptions", ValuesCount=2, Axis=0))
+    fm.op(OP.UNPACK, [pk], [u0, u1], BO.UnpackOptions, options("UnpackOptions", Num=2, Axis=0))
+    fm.op(OP.MUL, [u0, u1], [mul], BO.MulOptions, options("MulOptions", FusedActivationFunction=ACT.RELU))
+    fm.op(OP.SUB, [mul, u1], [sub], BO.SubOptions, options("SubOptions"))
+    fm.op(OP.SLICE, [sub, lb, ls], [sl])
+    fm.op(OP.RESHAPE, [sl, shp], [out])
+    fm.m["inputs"], fm.m["outputs"] = [x], [th, out]
+
+    def evaluate(xv):
+        a = np.transpose(xv, (0, 2, 1))
+        a = np.pad(a, ((0, 0), (1, 0), (0, 2)))
+        a = a[0, 1:7:2, :]
+        p0, p1 = a[:, :3], a[:, 3:]
+        th_v = np.tanh(np.concatenate([p0, p1], 0))
+        hs_v = p0 * np.clip(p0 + 3, 0, 6) / 6
+        lr_v = np.where(p1 > 0, p1, 0.25 * p1)
+        m = np.maximum(hs_v * lr_v, 0)
+        sb_v = m - lr_v
+        return [th_v.astype(np.float32), sb_v[1:, 0:2].reshape(4).astype(np.float32)]
+
+    inputs = [rng.standard_normal((1, 4, 6)).astype(np.float32) * 2 for _ in range(2)]
+    return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("x", ["tanh", "y"])
+
+
+def int8_misc():
+    """float -> QUANTIZE -> LOGISTIC / TANH / HARD_SWISH / LEAKY_RELU -> CONCATENATION (mixed
+    quantization) -> PAD -> QUANTIZE int8->int8 -> DEQUANTIZE -> float: the int8 paths that
+    become KilnQLookup tables, a requantizing concat and a zero-point pad."""
+    import numpy as np
+    fm = FloatModel()
+    i32 = lambda v: np.array(v, np.int32)
+
+    def q(name, shape, scale, zp):
+        t = fm.tensor(name, shape, ttype=TT.INT8)
+        fm.m["tensors"][t].update(scale=[scale], zero_point=[zp])
+        return t
+
+    x = fm.tensor("x", [1, 2, 2, 4])
+    xq = q("xq", [1, 2, 2, 4], 0.05, 3)
+    lg = q("logistic", [1, 2, 2, 4], 1 / 256, -128)
+    th = q("tanh", [1, 2, 2, 4], 1 / 128, 0)
+    hs = q("hswish", [1, 2, 2, 4], 0.04, -20)
+    lr = q("leaky", [1, 2, 2, 4], 0.05, 3)
+    cat = q("concat", [1, 2, 2, 16], 0.05, 3)
+    pads = fm.tensor("pads", [4, 2], i32([[0, 0], [1, 1], [0, 0], [0, 0]]), TT.INT32)
+    pd = q("padded", [1, 4, 2, 16], 0.05, 3)
+    rq = q("requantized", [1, 4, 2, 16], 0.1, -7)
+    y = fm.tensor("y", [1, 4, 2, 16])
+    fm.op(OP.QUANTIZE, [x], [xq])
+    fm.op(OP.LOGISTIC, [xq], [lg])
+    fm.op(OP.TANH, [xq], [th])
+    fm.op(OP.HARD_SWISH, [xq], [hs])
+    fm.op(OP.LEAKY_RELU, [xq], [lr], BO.LeakyReluOptions, options("LeakyReluOptions", Alpha=0.1))
+    fm.op(OP.CONCATENATION, [lg, th, hs, lr], [cat], BO.ConcatenationOptions, options("ConcatenationOptions", Axis=3))
+    fm.op(OP.PAD, [cat, pads], [pd])
+    fm.op(OP.QUANTIZE, [pd], [rq])
+    fm.op(OP.DEQUANTIZE, [rq], [y])
+    fm.m["inputs"], fm.m["outputs"] = [x], [y]
+    return fm.m
+
+
+def write_float_model(name, model, cases, names):
+    from onnx import numpy_helper
+    folder = os.path.join(HERE, "models")
+    write(os.path.join(folder, name + ".tflite"), build(model))
+    in_name, out_names = names
+    if isinstance(out_names, str):
+        out_names = [out_names]
+    for k, (xv, ys) in enumerate(cases):
+        d = os.path.join(folder, name, f"test_data_set_{k}")
+        os.makedirs(d, exist_ok=True)
+        write(os.path.join(d, "input_0.pb"), numpy_helper.from_array(xv, in_name).SerializeToString())
+        ys = ys if isinstance(ys, list) else [ys]
+        for j, (yv, yn) in enumerate(zip(ys, out_names)):
+            write(os.path.join(d, f"output_{j}.pb"), numpy_helper.from_array(yv, yn).SerializeToString())
+
+
 def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
 
 
 def main():
+    write_float_model("float_cnn", *float_cnn())
+    write_float_model("float_data_movement", *float_data_movement())
+
+    write(os.path.join(HERE, "models", "int8_misc.tflite"), build(int8_misc()))
+
     good = tiny_int8_conv()
     valid = build(good)
     write(os.path.join(HERE, "models", "tiny_int8_conv.tflite"), valid)
