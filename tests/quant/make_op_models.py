@@ -217,6 +217,14 @@ def softmax():
     return m
 
 
+def erf():
+    """An op with no integer form: it stays float between its DQ and Q."""
+    m = M("erf_stays_float")
+    x = m.input([1, 16])
+    m.output(m.q(m.node("Erf", [m.dq(x, 0.02, 0)]), 1.0 / 128, 0), [1, 16])
+    return m
+
+
 MODELS = [
     lambda: conv("conv3x3_relu", 3, 8, 8, 3, act="relu"),
     lambda: conv("conv_stride2_same_relu6", 4, 6, 9, 3, stride=2, act="relu6", auto_pad="SAME_UPPER"),
@@ -239,6 +247,7 @@ MODELS = [
     lambda: unary("HardSwish"),
     lambda: unary("LeakyRelu", alpha=0.1),
     softmax,
+    erf,
 ]
 
 
