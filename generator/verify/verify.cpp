@@ -166,6 +166,7 @@ struct CompileJob {
   fs::path src, obj;
   std::vector<fs::path> includes;
   bool publish = false;
+  bool runtime = false;  // a crt file: Builder::cflags(true)
 };
 
 struct Builder {
@@ -176,10 +177,13 @@ struct Builder {
 
   Builder(const Board& b, const VerifyOptions& o) : board(b), opt(o) {}
 
-  std::vector<std::string> cflags() const {
+  // `for_runtime`: the runtime files, which have no profile hooks, so a profiled
+  // run reuses the objects of an unprofiled one.
+  std::vector<std::string> cflags(bool for_runtime = false) const {
     std::vector<std::string> f = board.cflags;
     if (board.kind == "host" && opt.sanitize) f.insert(f.end(), board.sanitize_flags.begin(), board.sanitize_flags.end());
     if (opt.poison_dead) f.push_back("-DKILN_POISON_DEAD=1");
+    if (opt.profile && !for_runtime) f.push_back("-DKILN_PROFILE=1");
     f.insert(f.end(), opt.extra_cflags.begin(), opt.extra_cflags.end());
     return f;
   }
@@ -189,7 +193,7 @@ struct Builder {
                                           std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())))
                                : job.obj;
     std::vector<std::string> cmd = {board.cc};
-    auto f = cflags();
+    auto f = cflags(job.runtime);
     cmd.insert(cmd.end(), f.begin(), f.end());
     cmd.insert(cmd.end(), {"-std=c99", "-Wall", "-Wextra", "-Werror"});
     for (const auto& i : job.includes) cmd.push_back("-I" + i.string());
@@ -231,7 +235,7 @@ struct Builder {
   // `inputs` (path, size, mtime), so editing any of them selects a fresh folder.
   fs::path cache_dir(const std::string& what, const std::vector<fs::path>& inputs) const {
     std::string key = board.name + " " + what;
-    for (const auto& x : cflags()) key += " " + x;
+    for (const auto& x : cflags(what == "crt")) key += " " + x;
     for (const auto& sp : inputs) key += " " + file_key(sp);
     std::string hash = std::to_string(std::hash<std::string>{}(key));
     return cache_root() / (board.name + (what == "crt" ? "" : "-" + what) + "-" + hash);
@@ -268,7 +272,7 @@ struct Builder {
       for (auto& c : name)
         if (c == '/') c = '_';
       fs::path obj = dir / (fs::path(name).stem().string() + "-" + std::to_string(std::hash<std::string>{}(file_key(src))) + ".o");
-      if (!fs::exists(obj)) jobs.push_back({src, obj, {crt / "include"}, true});
+      if (!fs::exists(obj)) jobs.push_back({src, obj, {crt / "include"}, true, true});
       objs.push_back(obj.string());
     }
     if (!compile_all(jobs)) return {};
@@ -328,6 +332,14 @@ void parse_run_output(const std::string& out, const std::vector<VerifyCase>& cas
       auto& c = report->cases[idx];
       if (c.output_bytes.size() <= k) c.output_bytes.resize(k + 1);
       c.output_bytes[k] = std::move(bytes);
+    } else if (tag == "KILN-PROF") {
+      size_t idx, step;
+      uint64_t n;
+      if (!(ls >> idx >> step >> n) || idx >= report->cases.size()) continue;
+      auto& ops = report->cases[idx].op_instructions;
+      if (step >= cases[idx].module->ops.size()) continue;
+      if (ops.size() < cases[idx].module->ops.size()) ops.resize(cases[idx].module->ops.size());
+      ops[step] = n;
     } else if (tag == "KILN-DONE") {
       *done = true;
     }
