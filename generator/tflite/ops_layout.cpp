@@ -87,10 +87,7 @@ Value* requantized_input(ImportContext& c, const Operator& op, size_t i, const T
     return c.value(op, i);
   const QuantParams in{c.scale(op, t), int32_t(c.zero_point(op, t))};
   const QuantParams out{c.scale(op, to), int32_t(c.zero_point(op, to))};
-  Value* r = c.temp(op, DType::Int8, t.shape, "requantized");
-  c.add(op, "KilnQLookup", {c.value(op, i), c.constant(op, table_constant(requantize_table(in, out)), "table")}, {r},
-        "requantize_" + std::to_string(i));
-  return r;
+  return add_lookup(c, op, c.value(op, i), requantize_table(in, out), nullptr, "requantize_" + std::to_string(i));
 }
 
 void concatenation(ImportContext& c, const Operator& op) {

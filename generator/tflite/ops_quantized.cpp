@@ -223,13 +223,6 @@ void softmax(ImportContext& c, const Operator& op) {
   n->attrs["x_scale"] = double(c.scale(op, x));
 }
 
-// An int8 -> int8 function of one element: a 256-entry table computed now.
-void lookup(ImportContext& c, const Operator& op, const LookupTable& table) {
-  Node* n = c.add(op, "KilnQLookup", {c.value(op, 0), c.constant(op, table_constant(table), "table")},
-                  {c.output_value(op, 0)});
-  (void)n;
-}
-
 void unary_lookup(ImportContext& c, const Operator& op) {
   c.require_arity(op, 1, 1, 1);
   const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
@@ -259,10 +252,24 @@ void unary_lookup(ImportContext& c, const Operator& op) {
   } catch (const std::invalid_argument& e) {
     c.fail(op, e.what());
   }
-  lookup(c, op, t);
+  add_lookup(c, op, c.value(op, 0), t, c.output_value(op, 0), "");
 }
 
 }  // namespace
+
+Value* add_lookup(ImportContext& c, const Operator& op, Value* x, const std::array<int8_t, 256>& table, Value* out,
+                  const std::string& what) {
+  LookupTable t = table;
+  if (x->producer && x->producer->op_type == "KilnQLookup" && x->producer->inputs.size() == 2 &&
+      x->producer->inputs[1]->constant) {
+    const std::vector<int64_t> first = x->producer->inputs[1]->constant->to_int64s();
+    for (size_t k = 0; k < t.size(); ++k) t[k] = table[size_t(first[k] + 128)];
+    x = x->producer->inputs[0];
+  }
+  if (!out) out = c.temp(op, DType::Int8, x->shape, what.empty() ? "lookup" : what);
+  c.add(op, "KilnQLookup", {x, c.constant(op, table_constant(t), "table")}, {out}, what);
+  return out;
+}
 
 void quantize_int8_to_int8(ImportContext& c, const Operator& op) { unary_lookup(c, op); }
 

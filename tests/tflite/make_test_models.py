@@ -92,6 +92,8 @@ def build(model):
         T.TensorAddName(b, name)
         if q is not None:
             T.TensorAddQuantization(b, q)
+        if t.get("is_variable"):
+            T.TensorAddIsVariable(b, True)
         tensors.append(T.TensorEnd(b))
     ops = []
     for op in model["operators"]:
@@ -358,6 +360,89 @@ def float_data_movement():
     return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("x", ["tanh", "y"])
 
 
+def int8_misc():
+    """float -> QUANTIZE -> LOGISTIC / TANH / HARD_SWISH / LEAKY_RELU -> CONCATENATION (mixed
+    quantization) -> PAD -> QUANTIZE int8->int8 -> DEQUANTIZE -> float: the int8 paths that
+    become KilnQLookup tables, a requantizing concat and a zero-point pad."""
+    import numpy as np
+    fm = FloatModel()
+    i32 = lambda v: np.array(v, np.int32)
+
+    def q(name, shape, scale, zp):
+        t = fm.tensor(name, shape, ttype=TT.INT8)
+        fm.m["tensors"][t].update(scale=[scale], zero_point=[zp])
+        return t
+
+    x = fm.tensor("x", [1, 2, 2, 4])
+    xq = q("xq", [1, 2, 2, 4], 0.05, 3)
+    lg = q("logistic", [1, 2, 2, 4], 1 / 256, -128)
+    th = q("tanh", [1, 2, 2, 4], 1 / 128, 0)
+    hs = q("hswish", [1, 2, 2, 4], 0.04, -20)
+    lr = q("leaky", [1, 2, 2, 4], 0.05, 3)
+    cat = q("concat", [1, 2, 2, 16], 0.05, 3)
+    pads = fm.tensor("pads", [4, 2], i32([[0, 0], [1, 1], [0, 0], [0, 0]]), TT.INT32)
+    pd = q("padded", [1, 4, 2, 16], 0.05, 3)
+    rq = q("requantized", [1, 4, 2, 16], 0.1, -7)
+    y = fm.tensor("y", [1, 4, 2, 16])
+    fm.op(OP.QUANTIZE, [x], [xq])
+    fm.op(OP.LOGISTIC, [xq], [lg])
+    fm.op(OP.TANH, [xq], [th])
+    fm.op(OP.HARD_SWISH, [xq], [hs])
+    fm.op(OP.LEAKY_RELU, [xq], [lr], BO.LeakyReluOptions, options("LeakyReluOptions", Alpha=0.1))
+    fm.op(OP.CONCATENATION, [lg, th, hs, lr], [cat], BO.ConcatenationOptions, options("ConcatenationOptions", Axis=3))
+    fm.op(OP.PAD, [cat, pads], [pd])
+    fm.op(OP.QUANTIZE, [pd], [rq])
+    fm.op(OP.DEQUANTIZE, [rq], [y])
+    fm.m["inputs"], fm.m["outputs"] = [x], [y]
+    return fm.m
+
+
+def float_lstm():
+    """UNIDIRECTIONAL_SEQUENCE_LSTM, batch major, with peepholes and zero initial state."""
+    import numpy as np
+    rng = np.random.default_rng(5)
+    fm = FloatModel()
+    B, T, I, H = 2, 5, 3, 4
+    x = fm.tensor("sequence", [B, T, I])
+    w = {g: (rng.standard_normal((H, I)) * 0.6).astype(np.float32) for g in "ifco"}
+    r = {g: (rng.standard_normal((H, H)) * 0.5).astype(np.float32) for g in "ifco"}
+    p = {g: (rng.standard_normal(H) * 0.3).astype(np.float32) for g in "ifo"}
+    bias = {g: (rng.standard_normal(H) * 0.2).astype(np.float32) for g in "ifco"}
+    ins = [x]
+    ins += [fm.tensor(f"w_{g}", [H, I], w[g]) for g in "ifco"]
+    ins += [fm.tensor(f"r_{g}", [H, H], r[g]) for g in "ifco"]
+    ins += [fm.tensor(f"p_{g}", [H], p[g]) for g in "ifo"]
+    ins += [fm.tensor(f"b_{g}", [H], bias[g]) for g in "ifco"]
+    ins += [-1, -1]
+    for name in ("output_state", "cell_state"):
+        t = fm.tensor(name, [B, H])
+        fm.m["tensors"][t]["is_variable"] = True
+        ins.append(t)
+    y = fm.tensor("hidden", [B, T, H])
+    fm.op(OP.UNIDIRECTIONAL_SEQUENCE_LSTM, ins, [y], BO.UnidirectionalSequenceLSTMOptions,
+          options("UnidirectionalSequenceLSTMOptions", FusedActivationFunction=ACT.TANH, TimeMajor=False))
+    fm.m["inputs"], fm.m["outputs"] = [x], [y]
+    sig = lambda v: 1 / (1 + np.exp(-v))
+
+    def evaluate(xv):
+        xv = xv.astype(np.float64)
+        out = np.zeros((B, T, H))
+        h, c = np.zeros((B, H)), np.zeros((B, H))
+        for t in range(T):
+            xt = xv[:, t, :]
+            i = sig(xt @ w["i"].T + h @ r["i"].T + p["i"] * c + bias["i"])
+            f = sig(xt @ w["f"].T + h @ r["f"].T + p["f"] * c + bias["f"])
+            g = np.tanh(xt @ w["c"].T + h @ r["c"].T + bias["c"])
+            c = f * c + i * g
+            o = sig(xt @ w["o"].T + h @ r["o"].T + p["o"] * c + bias["o"])
+            h = o * np.tanh(c)
+            out[:, t, :] = h
+        return out.astype(np.float32)
+
+    inputs = [rng.standard_normal((B, T, I)).astype(np.float32) for _ in range(2)]
+    return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("sequence", "hidden")
+
+
 def write_float_model(name, model, cases, names):
     from onnx import numpy_helper
     folder = os.path.join(HERE, "models")
@@ -382,6 +467,9 @@ def write(path, data):
 def main():
     write_float_model("float_cnn", *float_cnn())
     write_float_model("float_data_movement", *float_data_movement())
+    write_float_model("float_lstm", *float_lstm())
+
+    write(os.path.join(HERE, "models", "int8_misc.tflite"), build(int8_misc()))
 
     good = tiny_int8_conv()
     valid = build(good)
