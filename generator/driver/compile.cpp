@@ -136,6 +136,14 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
   if (o.integer_quantized) {
     quant::QdqOptions qo;
     qo.has_kernel = [](const std::string& op) { return has_lowering(op); };
+    qo.refuses = [](const Node& n) -> std::optional<std::string> {
+      try {
+        lower_node(n);
+        return std::nullopt;
+      } catch (const CompileError& e) {
+        return std::string(e.what());
+      }
+    };
     quant_report = quant::rewrite_quantized_graph(*graph, qo);
   }
 

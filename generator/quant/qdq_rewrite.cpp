@@ -104,7 +104,9 @@ class Rewriter {
     for (Node* n : schedule) {
       if (dead(n)) continue;
       std::string why;
-      const bool done = rewrite(n, &why);
+      inserted_.clear();
+      detached_.clear();
+      const bool done = rewrite(n, &why) && accepted(&why);
       if (!done && !why.empty()) reasons_[n] = why;
     }
     g_.remove_dead_nodes();
@@ -119,6 +121,48 @@ class Rewriter {
   Graph& g_;
   const QdqOptions& o_;
   std::map<const Node*, std::string> reasons_;
+  // The edits of the group being rewritten, so that it can be undone when the
+  // lowering of its integer op refuses the parameters (QdqOptions::refuses).
+  std::vector<Node*> inserted_;
+  std::vector<std::pair<Node*, Value*>> detached_;  // anchor, its original output 0
+
+  Node* insert(const Node* anchor, const std::string& op, const std::string& name, std::vector<Value*> ins,
+               std::vector<Value*> outs) {
+    Node* n = insert_before(g_, anchor, op, name, std::move(ins), std::move(outs));
+    inserted_.push_back(n);
+    return n;
+  }
+  Value* detach(Node* anchor, size_t i) {
+    Value* v = detach_output(g_, anchor, i);
+    detached_.push_back({anchor, v});
+    return v;
+  }
+  void rollback() {
+    for (auto it = detached_.rbegin(); it != detached_.rend(); ++it) {
+      auto [anchor, v] = *it;
+      for (Node* n : inserted_)
+        for (auto& o : n->outputs)
+          if (o == v) o = g_.add_value(g_.unique_name(v->name + "_undone"), v->dtype, v->shape), o->producer = n;
+      anchor->outputs[0]->producer = nullptr;
+      anchor->outputs[0] = v;
+      v->producer = anchor;
+    }
+    for (auto it = inserted_.rbegin(); it != inserted_.rend(); ++it) g_.erase_node(*it);
+    inserted_.clear();
+    detached_.clear();
+  }
+  // Asks the lowering of every integer op the group made whether it takes it.
+  bool accepted(std::string* why) {
+    if (!o_.refuses) return true;
+    for (Node* n : inserted_) {
+      if (n->op_type.rfind("KilnQ", 0) != 0) continue;
+      if (auto e = o_.refuses(*n)) {
+        rollback();
+        return fail(why, "its integer kernel does not take it: " + *e);
+      }
+    }
+    return true;
+  }
 
   bool kernel(const std::string& op, std::string* why) {
     if (!o_.has_kernel || o_.has_kernel(op)) return true;
@@ -171,8 +215,8 @@ class Rewriter {
           Value* zp8 = shifted_zero_point(n->input(2), n->name + "_zp_s8");
           Value* f = g_.add_value(g_.unique_name(x->name + "_real"), DType::Float32, x->shape);
           Value* s8 = g_.add_value(g_.unique_name(x->name + "_s8"), DType::Int8, x->shape);
-          insert_before(g_, n, "DequantizeLinear", x->name + "_dequantize", {x, n->input(1), n->input(2)}, {f});
-          insert_before(g_, n, "QuantizeLinear", x->name + "_to_int8", {f, n->input(1), zp8}, {s8});
+          insert(n, "DequantizeLinear", x->name + "_dequantize", {x, n->input(1), n->input(2)}, {f});
+          insert(n, "QuantizeLinear", x->name + "_to_int8", {f, n->input(1), zp8}, {s8});
           set_input(n, 0, s8);
           set_input(n, 2, zp8);
         }
@@ -195,8 +239,8 @@ class Rewriter {
           // uint8 Q reads that back through a DQ (a float pair at the boundary).
           y8 = g_.add_value(g_.unique_name(y->name + "_s8"), DType::Int8, y->shape);
           Value* f = g_.add_value(g_.unique_name(y->name + "_real"), DType::Float32, y->shape);
-          insert_before(g_, n, "QuantizeLinear", n->name + "_int8", {n->input(0), n->input(1), zp8}, {y8});
-          insert_before(g_, n, "DequantizeLinear", n->name + "_real", {y8, n->input(1), zp8}, {f});
+          insert(n, "QuantizeLinear", n->name + "_int8", {n->input(0), n->input(1), zp8}, {y8});
+          insert(n, "DequantizeLinear", n->name + "_real", {y8, n->input(1), zp8}, {f});
           set_input(n, 0, f);
         }
         for (Node* u : readers) {
@@ -233,15 +277,15 @@ class Rewriter {
   // The integer op that replaces a group: it takes over output 0 of `anchor` (the
   // group's QuantizeLinear, or the QLinear* op itself), placed just before it.
   Node* replace_group(Node* anchor, const std::string& op, const std::string& name, std::vector<Value*> ins) {
-    Value* y = detach_output(g_, anchor, 0);
-    return insert_before(g_, anchor, op, name, std::move(ins), {y});
+    Value* y = detach(anchor, 0);
+    return insert(anchor, op, name, std::move(ins), {y});
   }
 
   // NCHW int8 -> NHWC int8, placed before `anchor`.
   Value* to_nhwc(Node* anchor, Value* x) {
     const Shape& s = x->shape;
     Value* t = int8_value(x->name + "_nhwc", {s[0], s[2], s[3], s[1]});
-    Node* tr = insert_before(g_, anchor, "Transpose", x->name + "_to_nhwc", {x}, {t});
+    Node* tr = insert(anchor, "Transpose", x->name + "_to_nhwc", {x}, {t});
     tr->attrs["perm"] = kToNhwc;
     return t;
   }
@@ -252,8 +296,8 @@ class Rewriter {
   }
   // The NHWC result `y` becomes output 0 of `anchor` (NCHW).
   void from_nhwc(Node* anchor, Value* y) {
-    Value* out = detach_output(g_, anchor, 0);
-    Node* tr = insert_before(g_, anchor, "Transpose", out->name + "_to_nchw", {y}, {out});
+    Value* out = detach(anchor, 0);
+    Node* tr = insert(anchor, "Transpose", out->name + "_to_nchw", {y}, {out});
     tr->attrs["perm"] = kToNchw;
   }
 
@@ -305,11 +349,11 @@ class Rewriter {
     std::vector<Value*> ins = n->inputs;
     ins[0] = in->q;
     Value* t = int8_value(n->outputs[0]->name + "_q", n->outputs[0]->shape);
-    Node* moved = insert_before(g_, n, n->op_type, n->name, ins, {t});
+    Node* moved = insert(n, n->op_type, n->name, ins, {t});
     moved->attrs = n->attrs;
     moved->opset = n->opset;
-    Value* y = detach_output(g_, n, 0);
-    Node* d = insert_before(g_, n, "DequantizeLinear", dq->name, {t, dq->input(1), dq->input(2)}, {y});
+    Value* y = detach(n, 0);
+    Node* d = insert(n, "DequantizeLinear", dq->name, {t, dq->input(1), dq->input(2)}, {y});
     d->opset = dq->opset;
     return true;
   }
@@ -383,7 +427,7 @@ class Rewriter {
     Value* yn = nhwc_of_output(anchor);
     std::vector<Value*> ins{xn, wv};
     if (!bias.empty()) ins.push_back(constant_value(g_, n.name + "_bias", int32_constant(bias)));
-    Node* q = insert_before(g_, anchor, op, n.name, ins, {yn});
+    Node* q = insert(anchor, op, n.name, ins, {yn});
     q->attrs["strides"] = strides;
     q->attrs["dilations"] = dil;
     q->attrs["pads"] = *pads;
@@ -452,20 +496,20 @@ class Rewriter {
     Value* in = x.q;
     if (xs.size() != 2) {
       in = int8_value(x.q->name + "_2d", {m, k});
-      insert_before(g_, anchor, "Reshape", n.name + "_rows", {x.q, int64s(n.name + "_rows_shape", {m, k})}, {in});
+      insert(anchor, "Reshape", n.name + "_rows", {x.q, int64s(n.name + "_rows_shape", {m, k})}, {in});
     }
     std::vector<Value*> ins{in, wv};
     if (!bias.empty()) ins.push_back(constant_value(g_, n.name + "_bias", int32_constant(bias)));
-    Value* y = xs.size() == 2 ? detach_output(g_, anchor, 0) : int8_value(n.name + "_2d", {m, nout});
-    Node* q = insert_before(g_, anchor, "KilnQFullyConnected", n.name, ins, {y});
+    Value* y = xs.size() == 2 ? detach(anchor, 0) : int8_value(n.name + "_2d", {m, nout});
+    Node* q = insert(anchor, "KilnQFullyConnected", n.name, ins, {y});
     q->attrs["x_zero_point"] = int64_t(x.params.zero_point);
     q->attrs["y_zero_point"] = int64_t(out.params.zero_point);
     q->attrs["requant_scale"] = requant;
     q->attrs["act_min"] = int64_t(out.act_min);
     q->attrs["act_max"] = int64_t(out.act_max);
     if (xs.size() != 2) {
-      Value* o = detach_output(g_, anchor, 0);
-      insert_before(g_, anchor, "Reshape", n.name + "_unrows", {y, int64s(n.name + "_out_shape", o->shape)}, {o});
+      Value* o = detach(anchor, 0);
+      insert(anchor, "Reshape", n.name + "_unrows", {y, int64s(n.name + "_out_shape", o->shape)}, {o});
     }
     return true;
   }
@@ -547,7 +591,7 @@ class Rewriter {
     Value* xn = to_nhwc(anchor, x->q);
     Value* yn = nhwc_of_output(anchor);
     Value* pooled = same ? yn : int8_value(n->name + "_pooled", yn->shape);
-    Node* q = insert_before(g_, anchor, qop, n->name, {xn}, {pooled});
+    Node* q = insert(anchor, qop, n->name, {xn}, {pooled});
     q->attrs["kernel_shape"] = k;
     q->attrs["strides"] = s;
     q->attrs["pads"] = pads;
@@ -558,7 +602,7 @@ class Rewriter {
       // max, which commutes with a monotone map; an average rounds twice).
       Value* t = lookup_table_value(n->name + "_requant", [](float v) { return v; }, x->params, out->params,
                                     out->act_min, out->act_max);
-      insert_before(g_, anchor, "KilnQLookup", n->name + "_requant", {pooled, t}, {yn});
+      insert(anchor, "KilnQLookup", n->name + "_requant", {pooled, t}, {yn});
     }
     from_nhwc(anchor, yn);
     return true;
@@ -606,7 +650,7 @@ class Rewriter {
       Value* table = lookup_table_value(n->name + "_requant", [](float v) { return v; }, t.params, out->params,
                                         -128, 127);
       Value* r = int8_value(t.q->name + "_requant", t.q->shape);
-      insert_before(g_, out->quantize, "KilnQLookup", n->name + "_requant", {t.q, table}, {r});
+      insert(out->quantize, "KilnQLookup", n->name + "_requant", {t.q, table}, {r});
       qs.push_back(r);
     }
     Node* q = replace_group(out->quantize, "Concat", n->name, qs);

@@ -27,6 +27,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct QdqOptions {
   // Whether this build has a kernel (a lowering) for an integer op type. An op
   // whose integer form has none stays float and the report says so. Unset: all.
   std::function<bool(const std::string&)> has_kernel;
+  // Whether the lowering of an integer op refuses its parameters (an error message)
+  // or takes it (nothing). A refused group is undone and stays float. Unset: all taken.
+  std::function<std::optional<std::string>(const Node&)> refuses;
 };
 
 struct FloatOp {

@@ -522,6 +522,31 @@ TEST(QdqRewrite, OpsWithoutAnIntegerGroupStayFloatWithTheirReason) {
   EXPECT_EQ(j["float_ops"][0]["node"], "Conv 'float_w'");
 }
 
+TEST(QdqRewrite, AGroupTheKernelRefusesIsUndoneAndStaysFloat) {
+  Q b;
+  Value* x = b.input8("x", {1, 2, 3, 3});
+  Node* c = b.conv("c", b.dq(x, 0.1f, 0), b.weights("w", {2, 2, 1, 1}, {0.1f}), nullptr, {1, 2, 3, 3}, 1,
+                   {0, 0, 0, 0});
+  Value* r = b.val("r", {1, 2, 3, 3});
+  b.op("Relu", "relu", {c->outputs[0]}, {r});
+  Value* y = b.quantize(r, 0.2f, 0);
+  Value* s = b.val("sig", {1, 2, 3, 3});
+  b.op("Sigmoid", "sigmoid", {b.dq(y, 0.2f, 0)}, {s});
+  b.output(b.quantize(s, 1.f / 256.f, -128));
+  quant::QdqOptions o;
+  o.refuses = [](const Node& n) -> std::optional<std::string> {
+    if (n.op_type == "KilnQConv2D") return std::string("too big");
+    return std::nullopt;
+  };
+  QdqReport rep = quant::rewrite_quantized_graph(b.g, o);
+  EXPECT_EQ(b.ops(), "DequantizeLinear DequantizeLinear Conv Relu QuantizeLinear KilnQLookup");
+  EXPECT_EQ(y->producer->op_type, "QuantizeLinear");
+  EXPECT_EQ(b.one("KilnQLookup")->inputs[0], y);
+  ASSERT_EQ(rep.float_ops.size(), 1u);
+  EXPECT_EQ(rep.float_ops[0].node, "Conv 'c'");
+  EXPECT_CONTAINS(rep.float_ops[0].reason, "its integer kernel does not take it: too big");
+}
+
 TEST(QdqRewrite, ConvWhoseFloatResultHasTwoReadersStaysFloat) {
   Q b;
   Value* x = b.input8("x", {1, 1, 2, 2});

@@ -15,6 +15,7 @@ The .tflite flatbuffer is read with a small reader of the TFLite schema written
 here (field numbers from tensorflow/lite/schema/schema.fbs), on top of the
 `flatbuffers` package's Table.
 """
+import os
 import sys
 
 import flatbuffers
@@ -257,6 +258,7 @@ def convert(path, out_path):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="tflite_to_qdq.py")
     model.ir_version = 7
     onnx.checker.check_model(model)
+    os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
     onnx.save(model, out_path)
 
 
