@@ -7,6 +7,10 @@
 #   make bench      planner / folding / kernel benchmarks (numbers, not pass/fail)
 #   make conformance  the ONNX backend test suite, writes tests/conformance/STATUS.md
 #   make conformance-update  same, and rewrites tests/conformance/expected_failures.txt
+#   make install    install kiln, its templates, runtime and boards (PREFIX=/usr/local,
+#                   DESTDIR= for staging): bin/kiln, share/kiln/{templates,crt,boards}
+#   make package    a Debian package of Kiln (build/kiln_<version>-1_<arch>.deb),
+#                   installable with `apt install ./build/kiln_*.deb`
 #   make deps       only install the Debian packages
 
 BUILD ?= build
@@ -18,11 +22,13 @@ DEB_PACKAGES := cmake ninja-build g++ pkg-config \
   libkainjow-mustache-dev libgtest-dev libgmock-dev \
   qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi \
   libonnx-testdata python3-onnx python3-numpy \
-  libflatbuffers-dev flatbuffers-compiler python3-flatbuffers ccache
+  libflatbuffers-dev flatbuffers-compiler python3-flatbuffers ccache dpkg-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build demo test bench conformance conformance-update clean
+PREFIX ?= /usr/local
+
+.PHONY: all deps configure build demo test bench conformance conformance-update install package clean
 
 all: build
 
@@ -72,6 +78,14 @@ conformance: build
 
 conformance-update: build
 	cmake --build $(BUILD) --target conformance-update
+
+# DESTDIR is read from the environment by cmake --install.
+install: build
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
+
+package: build
+	cd $(BUILD) && cpack -G DEB
+	@ls $(BUILD)/kiln_*.deb
 
 clean:
 	rm -rf $(BUILD)

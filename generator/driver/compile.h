@@ -28,6 +28,7 @@ struct CompileOptions {
   std::map<std::string, std::vector<Shape>> sequence_inputs;
   int64_t fold_size_limit = 1 << 20;           // --fold-size-limit BYTES
   bool fold = true;                            // --no-fold turns folding off
+  bool integer_quantized = true;               // --float-qdq keeps quantized ops in float (quant/qdq_rewrite.h)
   bool alias_views = true;                     // --no-alias: every view op becomes a copy
   bool in_place = true;                        // --no-in-place
   std::string executor = "aot";                // --executor (only aot)

@@ -8,6 +8,7 @@
 
 #include "emit/c_names.h"
 #include "emit/kernel_index.h"
+#include "emit/op_summary.h"
 #include "emit/template_engine.h"
 #include "util/error.h"
 #include "util/paths.h"
@@ -119,6 +120,14 @@ class Emitter {
     for (const auto& s : sources) m.sources.push_back(opt_.output_dir / s);
     m.crt_dir = opt_.output_dir / "crt";
     m.crt_sources = crt_sources;
+    for (const auto& op : prog_.ops) {
+      CompiledOp co;
+      co.label = op.label;
+      co.op_type = op.node ? op.node->op_type : "copy";
+      if (op.node && !op.node->outputs.empty() && op.node->outputs[0]) co.output_shape = op.node->outputs[0]->shape;
+      co.macs = op.node ? multiply_accumulates(*op.node) : 0;
+      m.ops.push_back(co);
+    }
     m.include_dirs = {opt_.output_dir, m.crt_dir / "include"};
     for (const auto& t : inputs_) m.inputs.push_back(t.info);
     for (const auto& t : outputs_) m.outputs.push_back(t.info);
@@ -285,6 +294,7 @@ class Emitter {
       o["is_user"] = ep.is_user ? "1u" : "0u";
       if (ep.capacity) o["capacity"] = std::to_string(*ep.capacity);
       if (!ep.section.empty()) o["section"] = ep.section;
+      o["section_macro"] = "KILN_" + MOD_ + "_" + c_macro_name(pool_cnames_[p]) + "_WORKSPACE_SECTION";
       if (ep.is_workspace) {
         ++n_ws;
         if (ep.is_user) {

@@ -5,6 +5,7 @@
 // clamp bounds from the fused activation); the lowerings only convert them.
 
 #include <cmath>
+#include <stdexcept>
 
 #include "tflite/import_context.h"
 #include "tflite/lookup_tables.h"
@@ -89,7 +90,7 @@ void conv_2d(ImportContext& c, const Operator& op) {
   c.require_dtype(op, w, DType::Int8);
   check_int8_io(c, op, {&x, &y});
   const int64_t cin = x.shape[3], cout = w.shape[0], wcin = w.shape[3];
-  if (wcin <= 0 || cin % wcin != 0 || cout % (cin / wcin) != 0)
+  if (wcin <= 0 || cin < wcin || cin % wcin != 0 || cout <= 0 || cout % (cin / wcin) != 0)
     c.fail(op, "filter " + shape_str(w.shape) + " does not fit input channels " + std::to_string(cin));
   if (y.shape[3] != cout) c.fail(op, "output channels " + std::to_string(y.shape[3]) + " != filters " + std::to_string(cout));
   Window win = window(c, op, x, y, o->padding(), w.shape[1], w.shape[2], o->stride_h(), o->stride_w(),
@@ -222,13 +223,6 @@ void softmax(ImportContext& c, const Operator& op) {
   n->attrs["x_scale"] = double(c.scale(op, x));
 }
 
-// An int8 -> int8 function of one element: a 256-entry table computed now.
-void lookup(ImportContext& c, const Operator& op, const LookupTable& table) {
-  Node* n = c.add(op, "KilnQLookup", {c.value(op, 0), c.constant(op, table_constant(table), "table")},
-                  {c.output_value(op, 0)});
-  (void)n;
-}
-
 void unary_lookup(ImportContext& c, const Operator& op) {
   c.require_arity(op, 1, 1, 1);
   const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
@@ -237,17 +231,45 @@ void unary_lookup(ImportContext& c, const Operator& op) {
   const QuantParams in{c.scale(op, x), int32_t(c.zero_point(op, x))};
   const QuantParams out{c.scale(op, y), int32_t(c.zero_point(op, y))};
   LookupTable t;
-  switch (fb::BuiltinOperator(op.code)) {
-    case fb::BuiltinOperator::RELU: t = relu_table(in, out, 0.0f, INFINITY); break;
-    case fb::BuiltinOperator::RELU6: t = relu_table(in, out, 0.0f, 6.0f); break;
-    case fb::BuiltinOperator::RELU_N1_TO_1: t = relu_table(in, out, -1.0f, 1.0f); break;
-    case fb::BuiltinOperator::QUANTIZE: t = requantize_table(in, out); break;
-    default: c.fail(op, "no lookup table for this operator");
+  try {
+    switch (fb::BuiltinOperator(op.code)) {
+      case fb::BuiltinOperator::LOGISTIC:
+        // TFLite's kernel writes probabilities on 1/256 with zero point -128.
+        if (out.zero_point != -128) c.fail(op, "int8 output must have zero point -128");
+        t = logistic_table(in);
+        break;
+      case fb::BuiltinOperator::TANH: t = tanh_table(in); break;
+      case fb::BuiltinOperator::HARD_SWISH: t = hard_swish_table(in, out); break;
+      case fb::BuiltinOperator::LEAKY_RELU:
+        t = leaky_relu_table(in, out, c.options<fb::LeakyReluOptions>(op)->alpha());
+        break;
+      case fb::BuiltinOperator::RELU: t = relu_table(in, out, 0.0f, INFINITY); break;
+      case fb::BuiltinOperator::RELU6: t = relu6_table(in); break;
+      case fb::BuiltinOperator::RELU_N1_TO_1: t = relu_table(in, out, -1.0f, 1.0f); break;
+      case fb::BuiltinOperator::QUANTIZE: t = requantize_table(in, out); break;
+      default: c.fail(op, "no lookup table for this operator");
+    }
+  } catch (const std::invalid_argument& e) {
+    c.fail(op, e.what());
   }
-  lookup(c, op, t);
+  add_lookup(c, op, c.value(op, 0), t, c.output_value(op, 0), "");
 }
 
 }  // namespace
+
+Value* add_lookup(ImportContext& c, const Operator& op, Value* x, const std::array<int8_t, 256>& table, Value* out,
+                  const std::string& what) {
+  LookupTable t = table;
+  if (x->producer && x->producer->op_type == "KilnQLookup" && x->producer->inputs.size() == 2 &&
+      x->producer->inputs[1]->constant) {
+    const std::vector<int64_t> first = x->producer->inputs[1]->constant->to_int64s();
+    for (size_t k = 0; k < t.size(); ++k) t[k] = table[size_t(first[k] + 128)];
+    x = x->producer->inputs[0];
+  }
+  if (!out) out = c.temp(op, DType::Int8, x->shape, what.empty() ? "lookup" : what);
+  c.add(op, "KilnQLookup", {x, c.constant(op, table_constant(t), "table")}, {out}, what);
+  return out;
+}
 
 void quantize_int8_to_int8(ImportContext& c, const Operator& op) { unary_lookup(c, op); }
 
@@ -270,7 +292,7 @@ void register_quantized_ops() {
   register_op(B::MAX_POOL_2D, OpFlavor::Int8,
               [](ImportContext& c, const Operator& op) { pool_2d(c, op, "KilnQMaxPool2D"); });
   register_op(B::SOFTMAX, OpFlavor::Int8, softmax);
-  for (B code : {B::RELU, B::RELU6, B::RELU_N1_TO_1})
+  for (B code : {B::LOGISTIC, B::TANH, B::HARD_SWISH, B::LEAKY_RELU, B::RELU, B::RELU6, B::RELU_N1_TO_1})
     register_op(code, OpFlavor::Int8, unary_lookup);
 }
 
