@@ -264,35 +264,27 @@ void mean(ImportContext& c, const Operator& op) {
   n->attrs["keepdims"] = int64_t(keep ? 1 : 0);
 }
 
-void resize(ImportContext& c, const Operator& op, bool bilinear) {
+// RESIZE_BILINEAR (RESIZE_NEAREST_NEIGHBOR is data movement, ops_layout.cpp).
+void resize_bilinear(ImportContext& c, const Operator& op) {
   c.require_arity(op, 2, 2, 1);
   const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
   check_float(c, op, {&x, &y});
   c.require_rank(op, x, 4);
   c.require_rank(op, y, 4);
-  bool align_corners = false, half_pixel = false;
-  if (bilinear) {
-    const auto* o = c.options<fb::ResizeBilinearOptions>(op, false);
-    align_corners = o && o->align_corners();
-    half_pixel = o && o->half_pixel_centers();
-  } else {
-    const auto* o = c.options<fb::ResizeNearestNeighborOptions>(op, false);
-    align_corners = o && o->align_corners();
-    half_pixel = o && o->half_pixel_centers();
-  }
+  const auto* o = c.options<fb::ResizeBilinearOptions>(op, false);
+  const bool align_corners = o && o->align_corners(), half_pixel = o && o->half_pixel_centers();
   const auto size = c.constant_input(op, 1)->to_int64s();
   if (size.size() != 2 || size[0] != y.shape[1] || size[1] != y.shape[2] || y.shape[3] != x.shape[3])
     c.fail(op, "the size input does not match the output shape");
-  std::map<std::string, AttrValue> attrs;
-  attrs["mode"] = std::string(bilinear ? "linear" : "nearest");
   // TFLite's source coordinate: align_corners maps corner to corner; half-pixel
   // centers shift by half a pixel; otherwise dst * in / out.
+  std::map<std::string, AttrValue> attrs;
+  attrs["mode"] = std::string("linear");
   attrs["coordinate_transformation_mode"] =
-      std::string(align_corners ? "align_corners" : half_pixel ? (bilinear ? "half_pixel" : "tf_half_pixel_for_nn") : "asymmetric");
-  if (!bilinear) attrs["nearest_mode"] = std::string(align_corners ? "round_prefer_ceil" : "floor");
+      std::string(align_corners ? "align_corners" : half_pixel ? "half_pixel" : "asymmetric");
   const std::vector<int64_t> sizes{y.shape[0], y.shape[3], y.shape[1], y.shape[2]};
-  spatial(c, op, "Resize", {nullptr, nullptr, c.int64s(op, sizes, "sizes")}, attrs,
-          fb::ActivationFunctionType::NONE, x.shape[3]);
+  spatial(c, op, "Resize", {nullptr, nullptr, c.int64s(op, sizes, "sizes")}, attrs, fb::ActivationFunctionType::NONE,
+          x.shape[3]);
 }
 
 void batch_matmul(ImportContext& c, const Operator& op) {
@@ -337,8 +329,7 @@ void register_float_ops() {
   register_op(B::RELU_N1_TO_1, F, [](ImportContext& c, const Operator& op) { unary(c, op, "Clip1"); });
   register_op(B::LEAKY_RELU, F, [](ImportContext& c, const Operator& op) { unary(c, op, "LeakyRelu"); });
   register_op(B::HARD_SWISH, F, [](ImportContext& c, const Operator& op) { unary(c, op, "HardSwish"); });
-  register_op(B::RESIZE_BILINEAR, F, [](ImportContext& c, const Operator& op) { resize(c, op, true); });
-  register_op(B::RESIZE_NEAREST_NEIGHBOR, F, [](ImportContext& c, const Operator& op) { resize(c, op, false); });
+  register_op(B::RESIZE_BILINEAR, F, resize_bilinear);
   register_op(B::BATCH_MATMUL, F, batch_matmul);
 }
 

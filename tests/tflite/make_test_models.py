@@ -362,8 +362,9 @@ def float_data_movement():
 
 def int8_misc():
     """float -> QUANTIZE -> LOGISTIC / TANH / HARD_SWISH / LEAKY_RELU -> CONCATENATION (mixed
-    quantization) -> PAD -> QUANTIZE int8->int8 -> DEQUANTIZE -> float: the int8 paths that
-    become KilnQLookup tables, a requantizing concat and a zero-point pad."""
+    quantization) -> PAD -> RESIZE_NEAREST_NEIGHBOR -> QUANTIZE int8->int8 -> DEQUANTIZE -> float:
+    the int8 paths that become KilnQLookup tables, a requantizing concat, a zero-point pad and
+    a nearest-neighbour resize as data movement."""
     import numpy as np
     fm = FloatModel()
     i32 = lambda v: np.array(v, np.int32)
@@ -382,8 +383,10 @@ def int8_misc():
     cat = q("concat", [1, 2, 2, 16], 0.05, 3)
     pads = fm.tensor("pads", [4, 2], i32([[0, 0], [1, 1], [0, 0], [0, 0]]), TT.INT32)
     pd = q("padded", [1, 4, 2, 16], 0.05, 3)
-    rq = q("requantized", [1, 4, 2, 16], 0.1, -7)
-    y = fm.tensor("y", [1, 4, 2, 16])
+    size = fm.tensor("size", [2], i32([8, 3]), TT.INT32)
+    rs = q("resized", [1, 8, 3, 16], 0.05, 3)
+    rq = q("requantized", [1, 8, 3, 16], 0.1, -7)
+    y = fm.tensor("y", [1, 8, 3, 16])
     fm.op(OP.QUANTIZE, [x], [xq])
     fm.op(OP.LOGISTIC, [xq], [lg])
     fm.op(OP.TANH, [xq], [th])
@@ -391,7 +394,9 @@ def int8_misc():
     fm.op(OP.LEAKY_RELU, [xq], [lr], BO.LeakyReluOptions, options("LeakyReluOptions", Alpha=0.1))
     fm.op(OP.CONCATENATION, [lg, th, hs, lr], [cat], BO.ConcatenationOptions, options("ConcatenationOptions", Axis=3))
     fm.op(OP.PAD, [cat, pads], [pd])
-    fm.op(OP.QUANTIZE, [pd], [rq])
+    fm.op(OP.RESIZE_NEAREST_NEIGHBOR, [pd, size], [rs], BO.ResizeNearestNeighborOptions,
+          options("ResizeNearestNeighborOptions", HalfPixelCenters=True))
+    fm.op(OP.QUANTIZE, [rs], [rq])
     fm.op(OP.DEQUANTIZE, [rq], [y])
     fm.m["inputs"], fm.m["outputs"] = [x], [y]
     return fm.m

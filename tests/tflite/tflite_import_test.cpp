@@ -229,6 +229,15 @@ TEST(TfliteImport, Int8LookupsConcatRequantizationAndPad) {
   ASSERT_NE(pad, nullptr);
   EXPECT_EQ(pad->inputs[1]->constant->to_int64s(), (std::vector<int64_t>{0, 1, 0, 0, 0, 1, 0, 0}));
   EXPECT_EQ(pad->inputs[2]->constant->as_int64(0), 3);
+  // Nearest-neighbour resize 4x2 -> 8x3 with half-pixel centers: TFLite's source
+  // rows floor((i + 0.5) * 0.5) and columns floor((j + 0.5) * 2/3).
+  const Node* rows = node_named(*g, "RESIZE_NEAREST_NEIGHBOR_7/rows");
+  const Node* cols = node_named(*g, "RESIZE_NEAREST_NEIGHBOR_7/columns");
+  ASSERT_NE(rows, nullptr);
+  ASSERT_NE(cols, nullptr);
+  EXPECT_EQ(rows->inputs[1]->constant->to_int64s(), (std::vector<int64_t>{0, 0, 1, 1, 2, 2, 3, 3}));
+  EXPECT_EQ(cols->inputs[1]->constant->to_int64s(), (std::vector<int64_t>{0, 1, 1}));
+  EXPECT_EQ(rows->outputs[0]->dtype, DType::Int8);
 }
 
 
