@@ -61,8 +61,15 @@ def build(model):
     M, T, Q, O, C, S, B = (fb(n) for n in ("Model", "Tensor", "QuantizationParameters", "Operator",
                                             "OperatorCode", "SubGraph", "Buffer"))
     buffers = []
-    for data in model["buffers"]:
+    external = model.get("external", {})  # buffer index -> (file offset, size)
+    for k, data in enumerate(model["buffers"]):
         d = None
+        if k in external:
+            B.BufferStart(b)
+            B.BufferAddOffset(b, external[k][0])
+            B.BufferAddSize(b, external[k][1])
+            buffers.append(B.BufferEnd(b))
+            continue
         if data:
             b.StartVector(1, len(data), 16)
             for x in reversed(data):
@@ -556,6 +563,20 @@ def write_float_model(name, model, cases, names):
             write(os.path.join(d, f"output_{j}.pb"), numpy_helper.from_array(yv, yn).SerializeToString())
 
 
+def build_with_external_buffer(model, index, offset_delta=0):
+    """The model with buffer `index` stored after the flatbuffer (the >2 GB layout:
+    Buffer.offset/size into the file), 16-byte aligned."""
+    m = copy.deepcopy(model)
+    data = m["buffers"][index]
+    m["external"] = {index: (0xFFFFFFFF, len(data))}  # placeholder of the same encoded size
+    length = len(build(m))
+    offset = (length + 15) // 16 * 16
+    m["external"] = {index: (offset + offset_delta, len(data))}
+    flat = build(m)
+    assert len(flat) == length
+    return flat + bytes(offset - length) + data
+
+
 def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
@@ -580,6 +601,10 @@ def main():
         # deepcopy keeps the option builders (functions) shared, which is fine
         edit(m)
         cases[name] = (build(m), expect)
+
+    write(os.path.join(HERE, "models", "tiny_int8_conv_external.tflite"), build_with_external_buffer(good, 1))
+    cases["external_buffer_outside_file"] = (build_with_external_buffer(good, 1, offset_delta=40),
+                                             "lies outside the file")
 
     cases["truncated"] = (valid[: len(valid) // 2], "corrupt or truncated")
     cases["truncated_after_identifier"] = (valid[:12], "corrupt or truncated")

@@ -161,6 +161,18 @@ TEST(TfliteImport, TinyInt8ConvWithFusedRelu6AndPool) {
   EXPECT_EQ(g->outputs[0]->name, "scores");
 }
 
+// Constant data stored after the flatbuffer (Buffer.offset/size, the layout of
+// models over 2 GB) reads the same as data inside it.
+TEST(TfliteFile, BufferDataOutsideTheFlatbuffer) {
+  tflite::Model inside = tflite::load_tflite(kTests / "models" / "tiny_int8_conv.tflite");
+  tflite::Model outside = tflite::load_tflite(kTests / "models" / "tiny_int8_conv_external.tflite");
+  ASSERT_EQ(inside.tensors.size(), outside.tensors.size());
+  ASSERT_NE(outside.tensors[1].data, nullptr);
+  EXPECT_EQ(outside.tensors[1].data->to_int64s(), inside.tensors[1].data->to_int64s());
+  EXPECT_EQ(outside.tensors[2].data->to_int64s(), inside.tensors[2].data->to_int64s());
+  EXPECT_NO_THROW(import_tflite(kTests / "models" / "tiny_int8_conv_external.tflite"));
+}
+
 // Every single-byte corruption of a valid model either still loads and imports
 // or is refused with a CompileError: never a crash, a hang or another exception
 // (the host tests run under ASan/UBSan).
