@@ -120,6 +120,7 @@ void pad(ImportContext& c, const Operator& op, bool v2) {
   const auto p = const_ints(c, op, 1);
   const size_t rank = x.shape.size();
   if (p.size() != 2 * rank) c.fail(op, "paddings must be [rank, 2]");
+  if (y.shape.size() != rank) c.fail(op, "input and output ranks differ");
   std::vector<int64_t> pads(2 * rank);
   for (size_t d = 0; d < rank; ++d) {
     if (p[2 * d] < 0 || p[2 * d + 1] < 0) c.fail(op, "negative padding is not supported");
@@ -146,7 +147,8 @@ void transpose(ImportContext& c, const Operator& op) {
   const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
   require_same_quantization(c, op, x, y);
   auto perm = const_ints(c, op, 1);
-  if (perm.size() != x.shape.size()) c.fail(op, "perm does not match the input rank");
+  if (perm.size() != x.shape.size() || y.shape.size() != x.shape.size())
+    c.fail(op, "perm does not match the input and output rank");
   std::vector<bool> seen(perm.size());
   for (size_t d = 0; d < perm.size(); ++d) {
     perm[d] = normalize_axis(c, op, perm[d], perm.size());
