@@ -14,6 +14,7 @@
 #include "sequence/sequence_io.h"
 #include "tflite/tflite_file.h"
 #include "util/error.h"
+#include "util/progress.h"
 #include "verify/profile.h"
 #include "verify/verify.h"
 
@@ -81,6 +82,7 @@ void add_verify_to_report(const fs::path& file, const std::string& board, const 
 }
 
 void run(const VerifyArgs& a) {
+  ProgressDisplay progress(!a.compile.quiet && stderr_is_terminal());  // stage names on a terminal
   fs::path work = a.work_dir.empty() ? fs::temp_directory_path() / ("kiln-verify-" + std::to_string(::getpid()))
                                      : fs::absolute(a.work_dir);  // generated #includes need absolute paths
   CompileOptions co = a.compile;
@@ -118,6 +120,7 @@ void run(const VerifyArgs& a) {
   vo.profile = a.profile;
   vo.int_tolerance = a.int_tolerance;
   VerifyReport r = run_verify_cases(cases, vo);
+  progress_stage("");
   if (!r.failure.empty()) {
     std::cerr << r.log << "\n";
     throw CompileError("verify on board '" + a.board + "': " + r.failure + " (work folder: " + work.string() + ")");

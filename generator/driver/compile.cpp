@@ -15,12 +15,14 @@
 #include "import/node_shape_inference.h"
 #include "import/onnx_importer.h"
 #include "lower/lowering.h"
+#include "planner/dsa_search.h"
 #include "planner/plan_report.h"
 #include "planner/pool_spec.h"
 #include "quant/qdq_rewrite.h"
 #include "sequence/resolve_sequences.h"
 #include "sequence/runtime_sequences.h"
 #include "tflite/tflite_importer.h"
+#include "util/progress.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -111,7 +113,9 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
   const bool tflite = tflite::is_tflite_file(model_path);
   if (tflite && (!o.input_shapes.empty() || !o.sequence_inputs.empty()))
     throw CompileError("--input-shape and --sequence-input apply to ONNX models; a TFLite model's shapes are static");
+  progress_stage("importing " + model_path.filename().string());
   std::unique_ptr<Graph> graph = tflite ? import_tflite(model_path) : import_onnx(model_path, import_options);
+  progress_stage(o.fold ? "folding constants and inferring shapes" : "inferring shapes");
 
   FoldReport fold_report;
   // Values whose shape depends on a computed constant get their shape once folding
@@ -148,13 +152,17 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
   // DequantizeLinear of constant weights alone, so the weights stay int8).
   quant::QdqReport quant_report;
   if (o.integer_quantized) {
+    progress_stage("rewriting quantized groups to integer ops");
     quant_report = quant::rewrite_quantized_graph(*graph, qdq_options_from_lowerings());
   }
 
   BufferizeOptions bo;
   bo.alias_views = o.alias_views;
   bo.in_place = o.in_place;
+  progress_stage("lowering and bufferizing");
   BufferizedProgram program = bufferize(*graph, bo);
+  progress_stage("planning memory (" + std::to_string(program.buffers.size()) + " buffers)");
+  planner::set_search_progress_hook(&progress_fraction);  // the exact search's share of its budget
 
   MemoryPlanOptions mo;
   mo.pools = pools;
@@ -169,6 +177,7 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
   eo.output_dir = o.output_dir;
   eo.model_file = model_path.filename().string();
   eo.io_in_workspace = o.io_in_workspace;
+  progress_stage("writing C");
   CompiledModule module = emit_module(*graph, program, mp.emit, eo);
 
   if (!o.report_path.empty()) {
@@ -189,6 +198,7 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
     write_text(o.memory_map_path, planner::plan_to_svg(mp.problem, mp.plan, mp.origins));
   if (o.output_format == "mlf") write_model_library_format(module, o.output_dir.string() + ".tar");
 
+  progress_stage("");
   if (!o.quiet) {
     std::cout << "kiln: compiled '" << model_path.filename().string() << "' -> " << o.output_dir.string() << " ("
               << program.ops.size() << " operator calls, " << program.copies.size() << " copies)\n";

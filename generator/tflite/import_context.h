@@ -103,6 +103,7 @@ Value* add_lookup(ImportContext& c, const Operator& op, Value* x, const std::arr
 void register_quantized_ops();
 void register_float_ops();
 void register_layout_ops();
+void register_lstm_ops();
 
 // SAME/VALID padding as TFLite computes it, for one spatial axis: the padding
 // before and after and the output size.

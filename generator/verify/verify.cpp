@@ -20,6 +20,7 @@
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/process.h"
+#include "util/progress.h"
 #include "verify/board.h"
 
 namespace kiln {
@@ -389,6 +390,7 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
     }
     crt_files.insert(c.module->crt_sources.begin(), c.module->crt_sources.end());
   }
+  progress_stage("building the runtime for " + board.name + " (" + std::to_string(crt_files.size()) + " files)");
   std::vector<std::string> crt_objs = b.crt_objects({crt_files.begin(), crt_files.end()});
   if (crt_objs.empty()) return fail("the runtime did not build for board '" + board.name + "'");
   std::vector<std::string> board_objs = b.board_objects();
@@ -413,6 +415,7 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
   fs::path data_c = opt.work_dir / "kiln_test_data.c";
   write_file(data_c, test_data_source(cases));
   job(data_c, {common, crt_include});
+  progress_stage("compiling the module and the test data for " + board.name);
   if (!b.compile_all(module_jobs)) {
     // Name the module whose file failed (the test data is the last job).
     std::string why = "the test data did not compile";
@@ -432,6 +435,7 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
   link.insert(link.end(), objects.begin(), objects.end());
   link.insert(link.end(), board.libs.begin(), board.libs.end());
   link.insert(link.end(), {"-o", elf.string()});
+  progress_stage("linking");
   ProcessResult lr = run_process(link, 300);
   if (lr.exit_code != 0) {
     report.failure = "linking the image failed (the model may not fit the board's memory)";
@@ -451,7 +455,9 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
     for (size_t p; (p = a.find("{elf}")) != std::string::npos;) a.replace(p, 5, elf.string());
     run.push_back(a);
   }
+  progress_stage("running on " + board.name);
   ProcessResult rr = run_process(run, opt.timeout_s, /*merge_stderr=*/false);
+  progress_stage("");
   bool done = false;
   // QEMU's semihosting console writes to stderr, the host runner to stdout.
   parse_run_output(rr.output + "\n" + rr.error, cases, &report, &done);

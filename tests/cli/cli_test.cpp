@@ -290,6 +290,23 @@ TEST(Cli, VerifyProfilePerOperatorOnQemu) {
   EXPECT_LE(total - unprofiled, 10u * 300u) << "hooks cost more than expected";
 }
 
+// Long work says what it is doing on a terminal (`script` gives kiln one) and
+// nothing when piped: here the exact planner on a 213-buffer instance for ~2 s.
+TEST(Cli, ProgressOnATerminalOnly) {
+  const std::string csv = std::string(KILN_SHARED_DATA_DIR) + "/dsa-challenging/D.1048576.csv";
+  if (!fs::exists(csv)) GTEST_SKIP() << csv << " is not there";
+  const std::string cmd = std::string(KILN_EXE) + " plan --csv " + csv + " --memory-planner exact --planner-budget-ms 2000";
+  auto tty = run_process({"script", "-qec", cmd, "/dev/null"}, 120);
+  ASSERT_EQ(tty.exit_code, 0) << tty.output;
+  EXPECT_NE(tty.output.find("kiln: planning 213 buffers (exact) ("), std::string::npos) << tty.output;
+  EXPECT_NE(tty.output.find("%, "), std::string::npos) << tty.output;  // the share of the search budget
+  auto piped = kiln_run({"plan", "--csv", csv, "--memory-planner", "exact", "--planner-budget-ms", "2000"});
+  ASSERT_EQ(piped.exit_code, 0) << piped.error;
+  EXPECT_EQ(piped.error, "");
+  EXPECT_EQ(piped.output.find("kiln: planning"), std::string::npos) << piped.output;
+  EXPECT_EQ(piped.output.find('\r'), std::string::npos);
+}
+
 TEST(Cli, VersionNamesVersionCommitAndDataFolder) {
   auto r = kiln_run({"--version"});
   EXPECT_EQ(r.exit_code, 0);

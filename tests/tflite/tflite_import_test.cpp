@@ -231,5 +231,35 @@ TEST(TfliteImport, Int8LookupsConcatRequantizationAndPad) {
   EXPECT_EQ(pad->inputs[2]->constant->as_int64(0), 3);
 }
 
+
+// Random corruptions of a real model (a few bytes each, fixed seed), including
+// truncations: each loads and imports or is refused with a one-line CompileError.
+TEST(TfliteFile, RandomCorruptionsOfARealModelAreRefusedCleanly) {
+  const std::vector<uint8_t> good = read_bytes(kMlperf / "kws_ref_model.tflite");
+  ASSERT_GT(good.size(), 1000u);
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  auto next = [&state]() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  size_t refused = 0;
+  for (int iteration = 0; iteration < 400; ++iteration) {
+    std::vector<uint8_t> bad = good;
+    const int edits = 1 + int(next() % 8);
+    for (int e = 0; e < edits; ++e) bad[next() % bad.size()] = uint8_t(next());
+    if (iteration % 10 == 0) bad.resize(next() % bad.size());
+    try {
+      tflite::Model m = tflite::load_tflite_buffer(ConstantBuffer::owned(bad), "fuzz.tflite");
+      import_tflite_model(m, "fuzz.tflite");
+    } catch (const CompileError& e) {
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, 40u);
+}
+
 }  // namespace
 }  // namespace kiln
