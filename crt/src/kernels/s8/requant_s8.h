@@ -287,24 +287,61 @@ KILN_S8_INLINE void kiln_s8_dot_1x4(const int16_t* col, const int16_t* wblock, i
   acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
 }
 
-/* Requantizes and stores n (<= 4) channels of one or two columns. */
-KILN_S8_INLINE void kiln_s8_store_block(int32_t acc[2][4], const kiln_s8_requant_t* rq, const kiln_s8_output_t* o,
-                                       int32_t n, int8_t* y0, int8_t* y1, int form) {
-  int32_t r;
-  for (r = 0; r < n; ++r) {
-    y0[r] = kiln_s8_output_as(acc[0][r], &rq[r], o, form);
-    if (y1 != NULL) y1[r] = kiln_s8_output_as(acc[1][r], &rq[r], o, form);
+/* A full block: four output channels of two columns, accumulators in registers,
+ * the store unrolled for a constant `form`. */
+KILN_S8_INLINE void kiln_s8_block_2x4(const int16_t* cols, const int16_t* wblock, int32_t row_len,
+                                      const int32_t* bias, const kiln_s8_requant_t* rq, const kiln_s8_output_t* o,
+                                      int8_t* y0, int8_t* y1, int form) {
+  int32_t acc[2][4];
+  if (bias != NULL) {
+    acc[0][0] = acc[1][0] = bias[0];
+    acc[0][1] = acc[1][1] = bias[1];
+    acc[0][2] = acc[1][2] = bias[2];
+    acc[0][3] = acc[1][3] = bias[3];
+  } else {
+    acc[0][0] = acc[1][0] = acc[0][1] = acc[1][1] = acc[0][2] = acc[1][2] = acc[0][3] = acc[1][3] = 0;
   }
+  kiln_s8_dot_2x4(cols, wblock, row_len, acc);
+  /* Unrolled by hand: the compiler keeps acc in registers only when every index is a constant. */
+  y0[0] = kiln_s8_output_as(acc[0][0], &rq[0], o, form);
+  y1[0] = kiln_s8_output_as(acc[1][0], &rq[0], o, form);
+  y0[1] = kiln_s8_output_as(acc[0][1], &rq[1], o, form);
+  y1[1] = kiln_s8_output_as(acc[1][1], &rq[1], o, form);
+  y0[2] = kiln_s8_output_as(acc[0][2], &rq[2], o, form);
+  y1[2] = kiln_s8_output_as(acc[1][2], &rq[2], o, form);
+  y0[3] = kiln_s8_output_as(acc[0][3], &rq[3], o, form);
+  y1[3] = kiln_s8_output_as(acc[1][3], &rq[3], o, form);
 }
 
-/* kiln_s8_store_block with the form of `o` as a constant in each copy. */
-static inline void kiln_s8_store_block_any(int32_t acc[2][4], const kiln_s8_requant_t* rq,
-                                           const kiln_s8_output_t* o, int32_t n, int8_t* y0, int8_t* y1) {
-  switch (KILN_S8_FORM(o)) {
-    case 3: kiln_s8_store_block(acc, rq, o, n, y0, y1, 3); break;
-    case 2: kiln_s8_store_block(acc, rq, o, n, y0, y1, 2); break;
-    case 1: kiln_s8_store_block(acc, rq, o, n, y0, y1, 1); break;
-    default: kiln_s8_store_block(acc, rq, o, n, y0, y1, 0); break;
+/* As kiln_s8_block_2x4 for one column. */
+KILN_S8_INLINE void kiln_s8_block_1x4(const int16_t* col, const int16_t* wblock, int32_t row_len,
+                                      const int32_t* bias, const kiln_s8_requant_t* rq, const kiln_s8_output_t* o,
+                                      int8_t* y0, int form) {
+  int32_t acc[4];
+  if (bias != NULL) {
+    acc[0] = bias[0], acc[1] = bias[1], acc[2] = bias[2], acc[3] = bias[3];
+  } else {
+    acc[0] = acc[1] = acc[2] = acc[3] = 0;
+  }
+  kiln_s8_dot_1x4(col, wblock, row_len, acc);
+  y0[0] = kiln_s8_output_as(acc[0], &rq[0], o, form);
+  y0[1] = kiln_s8_output_as(acc[1], &rq[1], o, form);
+  y0[2] = kiln_s8_output_as(acc[2], &rq[2], o, form);
+  y0[3] = kiln_s8_output_as(acc[3], &rq[3], o, form);
+}
+
+/* Every full block of four channels for one or two columns, `form` constant. */
+KILN_S8_INLINE void kiln_s8_full_blocks(const int16_t* cols, int32_t row_len, const int16_t* w, const int32_t* bias,
+                                        const kiln_s8_requant_t* rq, int32_t n_full, const kiln_s8_output_t* o,
+                                        int8_t* y0, int8_t* y1, int form) {
+  int32_t oc;
+  for (oc = 0; oc < n_full; oc += 4) {
+    const int16_t* wblock = w + (int64_t)oc * row_len;
+    const int32_t* b = bias != NULL ? bias + oc : NULL;
+    if (y1 != NULL)
+      kiln_s8_block_2x4(cols, wblock, row_len, b, rq + oc, o, y0 + oc, y1 + oc, form);
+    else
+      kiln_s8_block_1x4(cols, wblock, row_len, b, rq + oc, o, y0 + oc, form);
   }
 }
 
@@ -316,17 +353,26 @@ static inline void kiln_s8_store_block_any(int32_t acc[2][4], const kiln_s8_requ
 static inline void kiln_s8_gemm_columns(const int16_t* cols, int32_t row_len, const int16_t* w, const int32_t* bias,
                                         const kiln_s8_requant_t* rq, int32_t n_out, const kiln_s8_output_t* o,
                                         int8_t* y0, int8_t* y1) {
-  int32_t oc, r;
-  for (oc = 0; oc < n_out; oc += 4) {
-    const int32_t n = n_out - oc < 4 ? n_out - oc : 4;
-    const int16_t* wblock = w + (int64_t)oc * row_len;
+  const int32_t n_full = n_out / 4 * 4;
+  switch (KILN_S8_FORM(o)) {
+    case 3: kiln_s8_full_blocks(cols, row_len, w, bias, rq, n_full, o, y0, y1, 3); break;
+    case 2: kiln_s8_full_blocks(cols, row_len, w, bias, rq, n_full, o, y0, y1, 2); break;
+    case 1: kiln_s8_full_blocks(cols, row_len, w, bias, rq, n_full, o, y0, y1, 1); break;
+    default: kiln_s8_full_blocks(cols, row_len, w, bias, rq, n_full, o, y0, y1, 0); break;
+  }
+  if (n_full < n_out) { /* the last, partial block (zero rows in the weights) */
+    const int32_t n = n_out - n_full;
     int32_t acc[2][4];
-    for (r = 0; r < 4; ++r) acc[0][r] = acc[1][r] = (bias != NULL && r < n) ? bias[oc + r] : 0;
+    int32_t r;
+    for (r = 0; r < 4; ++r) acc[0][r] = acc[1][r] = (bias != NULL && r < n) ? bias[n_full + r] : 0;
     if (y1 != NULL)
-      kiln_s8_dot_2x4(cols, wblock, row_len, acc);
+      kiln_s8_dot_2x4(cols, w + (int64_t)n_full * row_len, row_len, acc);
     else
-      kiln_s8_dot_1x4(cols, wblock, row_len, acc[0]);
-    kiln_s8_store_block_any(acc, rq + oc, o, n, y0 + oc, y1 != NULL ? y1 + oc : NULL);
+      kiln_s8_dot_1x4(cols, w + (int64_t)n_full * row_len, row_len, acc[0]);
+    for (r = 0; r < n; ++r) {
+      y0[n_full + r] = kiln_s8_output(acc[0][r], &rq[n_full + r], o);
+      if (y1 != NULL) y1[n_full + r] = kiln_s8_output(acc[1][r], &rq[n_full + r], o);
+    }
   }
 }
 
