@@ -37,7 +37,9 @@
 #define KILN_S8_INLINE static inline
 #endif
 
-#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+/* KILN_S8_FORCE_PORTABLE builds the portable path on any target (the QEMU test
+ * compares it with the DSP path, tests/crt/s8_nn_qemu). */
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && !defined(KILN_S8_FORCE_PORTABLE)
 #include <arm_acle.h>
 #define KILN_S8_DSP 1
 /* A word of int16 pairs in scratch or weights: may alias the int16 stores. */
@@ -203,31 +205,39 @@ KILN_S8_INLINE void kiln_s8_dot_2x4(const int16_t* cols, const int16_t* wblock, 
   int32_t a00 = acc[0][0], a01 = acc[0][1], a02 = acc[0][2], a03 = acc[0][3];
   int32_t a10 = acc[1][0], a11 = acc[1][1], a12 = acc[1][2], a13 = acc[1][3];
 #if KILN_S8_DSP
-  const kiln_s8_word_t* c = (const kiln_s8_word_t*)(const void*)cols;
-  const kiln_s8_word_t* w = (const kiln_s8_word_t*)(const void*)wblock;
-  const kiln_s8_word_t* end = c + row_len; /* two columns: row_len words */
-  while (c < end) {                        /* two tap pairs per pass */
-    uint32_t x0 = c[0], x1 = c[1];
-    a00 = __smlad(x0, w[0], a00);
-    a10 = __smlad(x1, w[0], a10);
-    a01 = __smlad(x0, w[1], a01);
-    a11 = __smlad(x1, w[1], a11);
-    a02 = __smlad(x0, w[2], a02);
-    a12 = __smlad(x1, w[2], a12);
-    a03 = __smlad(x0, w[3], a03);
-    a13 = __smlad(x1, w[3], a13);
-    x0 = c[2], x1 = c[3];
-    a00 = __smlad(x0, w[4], a00);
-    a10 = __smlad(x1, w[4], a10);
-    a01 = __smlad(x0, w[5], a01);
-    a11 = __smlad(x1, w[5], a11);
-    a02 = __smlad(x0, w[6], a02);
-    a12 = __smlad(x1, w[6], a12);
-    a03 = __smlad(x0, w[7], a03);
-    a13 = __smlad(x1, w[7], a13);
-    c += 4;
-    w += 8;
+  /* One asm loop (two tap pairs per pass, post-incremented loads): 8 accumulators,
+   * 2 activation words, 1 weight word and 2 pointers take 13 registers, so the end
+   * pointer is read from memory into the free weight register once per pass. */
+  const int16_t* c = cols;
+  const int16_t* w = wblock;
+  const int16_t* end = cols + 2 * row_len;
+  uint32_t x0, x1, wv;
+#define KILN_S8_2X4_PAIR                          \
+  "ldrd %[x0], %[x1], [%[c]], #8\n\t"            \
+  "ldr %[wv], [%[w]], #4\n\t"                    \
+  "smlad %[a00], %[x0], %[wv], %[a00]\n\t"       \
+  "smlad %[a10], %[x1], %[wv], %[a10]\n\t"       \
+  "ldr %[wv], [%[w]], #4\n\t"                    \
+  "smlad %[a01], %[x0], %[wv], %[a01]\n\t"       \
+  "smlad %[a11], %[x1], %[wv], %[a11]\n\t"       \
+  "ldr %[wv], [%[w]], #4\n\t"                    \
+  "smlad %[a02], %[x0], %[wv], %[a02]\n\t"       \
+  "smlad %[a12], %[x1], %[wv], %[a12]\n\t"       \
+  "ldr %[wv], [%[w]], #4\n\t"                    \
+  "smlad %[a03], %[x0], %[wv], %[a03]\n\t"       \
+  "smlad %[a13], %[x1], %[wv], %[a13]\n\t"
+  if (row_len > 0) {
+    __asm__("1:\n\t" KILN_S8_2X4_PAIR KILN_S8_2X4_PAIR
+            "ldr %[wv], %[end]\n\t"
+            "cmp %[c], %[wv]\n\t"
+            "bne 1b"
+            : [a00] "+r"(a00), [a01] "+r"(a01), [a02] "+r"(a02), [a03] "+r"(a03), [a10] "+r"(a10),
+              [a11] "+r"(a11), [a12] "+r"(a12), [a13] "+r"(a13), [c] "+r"(c), [w] "+r"(w), [x0] "=&r"(x0),
+              [x1] "=&r"(x1), [wv] "=&r"(wv)
+            : [end] "m"(end)
+            : "cc", "memory");
   }
+#undef KILN_S8_2X4_PAIR
 #else
   const int16_t* c = cols;
   const int16_t* w = wblock;
