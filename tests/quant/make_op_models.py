@@ -251,6 +251,23 @@ def small_cnn():
     return m
 
 
+def conv_add_channel_constant():
+    """Conv -> Add of a per-channel int8 constant [C,1,1]: the Add runs in NHWC with
+    the constant permuted to [1,1,1,C] at compile time."""
+    m = M("conv_add_channel_constant")
+    x = m.input([1, 4, 5, 5])
+    w, ws = m.weights([6, 4, 3, 3])
+    ys = out_scale(36, 0.05, ws)
+    y = m.q(m.node("Conv", [m.dq(x, 0.05, 0), w, m.bias(6, 0.05, ws)], pads=[1, 1, 1, 1]), ys, 0)
+    c = m.init(rng.integers(-127, 128, [6, 1, 1]).astype(np.int8), "k")
+    a = m.node("Add", [m.dq(y, ys, 0), m.dq(c, ys * 0.5, 0)])
+    w2, ws2 = m.weights([6, 6, 1, 1])
+    z = m.q(a, ys * 1.5, 0)
+    out = m.node("Conv", [m.dq(z, ys * 1.5, 0), w2], pads=[0, 0, 0, 0])
+    m.output(m.q(out, out_scale(6, ys * 1.5, ws2), 0), [1, 6, 5, 5])
+    return m
+
+
 MODELS = [
     lambda: conv("conv3x3_relu", 3, 8, 8, 3, act="relu"),
     lambda: conv("conv_stride2_same_relu6", 4, 6, 9, 3, stride=2, act="relu6", auto_pad="SAME_UPPER"),
@@ -275,6 +292,7 @@ MODELS = [
     softmax,
     erf,
     small_cnn,
+    conv_add_channel_constant,
 ]
 
 
