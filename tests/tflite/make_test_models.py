@@ -61,8 +61,15 @@ def build(model):
     M, T, Q, O, C, S, B = (fb(n) for n in ("Model", "Tensor", "QuantizationParameters", "Operator",
                                             "OperatorCode", "SubGraph", "Buffer"))
     buffers = []
-    for data in model["buffers"]:
+    external = model.get("external", {})  # buffer index -> (file offset, size)
+    for k, data in enumerate(model["buffers"]):
         d = None
+        if k in external:
+            B.BufferStart(b)
+            B.BufferAddOffset(b, external[k][0])
+            B.BufferAddSize(b, external[k][1])
+            buffers.append(B.BufferEnd(b))
+            continue
         if data:
             b.StartVector(1, len(data), 16)
             for x in reversed(data):
@@ -362,8 +369,9 @@ def float_data_movement():
 
 def int8_misc():
     """float -> QUANTIZE -> LOGISTIC / TANH / HARD_SWISH / LEAKY_RELU -> CONCATENATION (mixed
-    quantization) -> PAD -> QUANTIZE int8->int8 -> DEQUANTIZE -> float: the int8 paths that
-    become KilnQLookup tables, a requantizing concat and a zero-point pad."""
+    quantization) -> PAD -> RESIZE_NEAREST_NEIGHBOR -> QUANTIZE int8->int8 -> DEQUANTIZE -> float:
+    the int8 paths that become KilnQLookup tables, a requantizing concat, a zero-point pad and
+    a nearest-neighbour resize as data movement."""
     import numpy as np
     fm = FloatModel()
     i32 = lambda v: np.array(v, np.int32)
@@ -382,8 +390,10 @@ def int8_misc():
     cat = q("concat", [1, 2, 2, 16], 0.05, 3)
     pads = fm.tensor("pads", [4, 2], i32([[0, 0], [1, 1], [0, 0], [0, 0]]), TT.INT32)
     pd = q("padded", [1, 4, 2, 16], 0.05, 3)
-    rq = q("requantized", [1, 4, 2, 16], 0.1, -7)
-    y = fm.tensor("y", [1, 4, 2, 16])
+    size = fm.tensor("size", [2], i32([8, 3]), TT.INT32)
+    rs = q("resized", [1, 8, 3, 16], 0.05, 3)
+    rq = q("requantized", [1, 8, 3, 16], 0.1, -7)
+    y = fm.tensor("y", [1, 8, 3, 16])
     fm.op(OP.QUANTIZE, [x], [xq])
     fm.op(OP.LOGISTIC, [xq], [lg])
     fm.op(OP.TANH, [xq], [th])
@@ -391,7 +401,9 @@ def int8_misc():
     fm.op(OP.LEAKY_RELU, [xq], [lr], BO.LeakyReluOptions, options("LeakyReluOptions", Alpha=0.1))
     fm.op(OP.CONCATENATION, [lg, th, hs, lr], [cat], BO.ConcatenationOptions, options("ConcatenationOptions", Axis=3))
     fm.op(OP.PAD, [cat, pads], [pd])
-    fm.op(OP.QUANTIZE, [pd], [rq])
+    fm.op(OP.RESIZE_NEAREST_NEIGHBOR, [pd, size], [rs], BO.ResizeNearestNeighborOptions,
+          options("ResizeNearestNeighborOptions", HalfPixelCenters=True))
+    fm.op(OP.QUANTIZE, [rs], [rq])
     fm.op(OP.DEQUANTIZE, [rq], [y])
     fm.m["inputs"], fm.m["outputs"] = [x], [y]
     return fm.m
@@ -551,6 +563,20 @@ def write_float_model(name, model, cases, names):
             write(os.path.join(d, f"output_{j}.pb"), numpy_helper.from_array(yv, yn).SerializeToString())
 
 
+def build_with_external_buffer(model, index, offset_delta=0):
+    """The model with buffer `index` stored after the flatbuffer (the >2 GB layout:
+    Buffer.offset/size into the file), 16-byte aligned."""
+    m = copy.deepcopy(model)
+    data = m["buffers"][index]
+    m["external"] = {index: (0xFFFFFFFF, len(data))}  # placeholder of the same encoded size
+    length = len(build(m))
+    offset = (length + 15) // 16 * 16
+    m["external"] = {index: (offset + offset_delta, len(data))}
+    flat = build(m)
+    assert len(flat) == length
+    return flat + bytes(offset - length) + data
+
+
 def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
@@ -575,6 +601,10 @@ def main():
         # deepcopy keeps the option builders (functions) shared, which is fine
         edit(m)
         cases[name] = (build(m), expect)
+
+    write(os.path.join(HERE, "models", "tiny_int8_conv_external.tflite"), build_with_external_buffer(good, 1))
+    cases["external_buffer_outside_file"] = (build_with_external_buffer(good, 1, offset_delta=40),
+                                             "lies outside the file")
 
     cases["truncated"] = (valid[: len(valid) // 2], "corrupt or truncated")
     cases["truncated_after_identifier"] = (valid[:12], "corrupt or truncated")
