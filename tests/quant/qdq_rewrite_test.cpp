@@ -403,6 +403,20 @@ TEST(QdqRewrite, PoolsBecomeNhwcPoolsAndADifferentOutputScaleAddsALookup) {
   EXPECT_TRUE(rep.float_ops.empty());
 }
 
+TEST(QdqRewrite, GlobalMaxPoolIsAMaxPoolOverTheWholeMap) {
+  Q b;
+  Value* x = b.input8("x", {1, 3, 5, 4});
+  Value* m = b.val("gmp", {1, 3, 1, 1});
+  b.op("GlobalMaxPool", "gmp", {b.dq(x, 0.1f, 2)}, {m});
+  b.output(b.quantize(m, 0.1f, 2));
+  b.rewrite();
+  const Node* p = b.one("KilnQMaxPool2D");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->attr_ints("kernel_shape"), (std::vector<int64_t>{5, 4}));
+  EXPECT_EQ(p->attr_ints("strides"), (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(p->attr_int("act_min", 0), -128);
+}
+
 TEST(QdqRewrite, AveragePoolCountingPaddingStaysFloat) {
   Q b;
   Value* x = b.input8("x", {1, 4, 4, 4});
