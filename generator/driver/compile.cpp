@@ -88,6 +88,20 @@ void fold_report_accumulate(FoldReport& total, const FoldReport& r) {
 
 }  // namespace
 
+quant::QdqOptions qdq_options_from_lowerings() {
+  quant::QdqOptions qo;
+  qo.has_kernel = [](const std::string& op) { return has_lowering(op); };
+  qo.refuses = [](const Node& n) -> std::optional<std::string> {
+    try {
+      lower_node(n);
+      return std::nullopt;
+    } catch (const CompileError& e) {
+      return std::string(e.what());
+    }
+  };
+  return qo;
+}
+
 CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o) {
   check_options(o);
   std::vector<planner::Pool> pools = make_pools(o);
@@ -139,17 +153,7 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
   quant::QdqReport quant_report;
   if (o.integer_quantized) {
     progress_stage("rewriting quantized groups to integer ops");
-    quant::QdqOptions qo;
-    qo.has_kernel = [](const std::string& op) { return has_lowering(op); };
-    qo.refuses = [](const Node& n) -> std::optional<std::string> {
-      try {
-        lower_node(n);
-        return std::nullopt;
-      } catch (const CompileError& e) {
-        return std::string(e.what());
-      }
-    };
-    quant_report = quant::rewrite_quantized_graph(*graph, qo);
+    quant_report = quant::rewrite_quantized_graph(*graph, qdq_options_from_lowerings());
   }
 
   BufferizeOptions bo;

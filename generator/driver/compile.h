@@ -9,6 +9,7 @@
 
 #include "emit/compiled_module.h"
 #include "ir/graph.h"
+#include "quant/qdq_rewrite.h"
 
 namespace kiln {
 
@@ -39,6 +40,10 @@ struct CompileOptions {
   std::filesystem::path memory_map_path;       // --memory-map FILE.svg
   bool quiet = false;                          // no summary on stdout
 };
+
+// The QDQ rewrite's view of this build's lowerings: which integer ops have a
+// kernel, and whether a lowering takes an op's parameters.
+quant::QdqOptions qdq_options_from_lowerings();
 
 // Runs the pipeline and writes the module into options.output_dir. Throws
 // CompileError (one line, naming the node or flag) on bad input.

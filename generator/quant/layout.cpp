@@ -13,15 +13,23 @@ namespace {
 
 bool default_domain(const Node* n) { return n->domain.empty() || n->domain == "ai.onnx"; }
 
-bool is_int8_transpose(const Node* n) {
-  return n && default_domain(n) && n->op_type == "Transpose" && n->input(0) && n->input(0)->dtype == DType::Int8;
-}
-
 std::vector<int64_t> perm_of(const Node* t) {
   const size_t r = t->input(0)->shape.size();
   std::vector<int64_t> rev(r);
   for (size_t i = 0; i < r; ++i) rev[i] = int64_t(r - 1 - i);
   return t->attr_ints("perm", rev);
+}
+
+// An int8 Transpose with a valid permutation of its input's dimensions.
+bool is_int8_transpose(const Node* n) {
+  if (!n || !default_domain(n) || n->op_type != "Transpose" || !n->input(0) || n->input(0)->dtype != DType::Int8)
+    return false;
+  auto p = perm_of(n);
+  if (p.size() != n->input(0)->shape.size()) return false;
+  std::sort(p.begin(), p.end());
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p[i] != int64_t(i)) return false;
+  return true;
 }
 
 std::vector<int64_t> inverse(const std::vector<int64_t>& p) {
@@ -157,8 +165,12 @@ bool transpose_into_weights(Graph& g, Node* f) {
   if (fs.size() != 2 || fs[0] != ts[0] || f->outputs[0]->is_graph_output) return false;
   const Value* y = f->outputs[0];
   if (y->users.empty()) return false;
+  int64_t k = 1;
+  for (size_t d = 1; d < ts.size(); ++d) k *= ts[d];
+  if (fs[1] != k) return false;
   for (const Node* u : y->users)
-    if (u->op_type != "KilnQFullyConnected" || u->input(0) != y || !u->input(1) || !u->input(1)->is_constant())
+    if (u->op_type != "KilnQFullyConnected" || u->input(0) != y || !u->input(1) || !u->input(1)->is_constant() ||
+        u->input(1)->shape.size() != 2 || u->input(1)->shape[1] != k)
       return false;
   const auto pinv = inverse(p);
   std::vector<Node*> fcs = y->users;

@@ -61,10 +61,14 @@ ConstantPtr int32_constant(const std::vector<int32_t>& v) {
 std::optional<std::vector<int64_t>> spatial_pads(const Node& n, const Shape& in_hw, const std::vector<int64_t>& k,
                                                  const std::vector<int64_t>& s, const std::vector<int64_t>& d,
                                                  std::string* why) {
+  for (size_t i = 0; i < 2; ++i)
+    if (s[i] < 1 || d[i] < 1 || k[i] < 1) return fail(why, "a stride, dilation or kernel size is not positive"), std::nullopt;
   const std::string auto_pad = n.attr_string("auto_pad", "NOTSET");
   if (auto_pad == "NOTSET") {
     auto p = n.attr_ints("pads", {0, 0, 0, 0});
     if (p.size() != 4) return fail(why, "pads are not 2-D"), std::nullopt;
+    for (int64_t v : p)
+      if (v < 0) return fail(why, "negative pads have no integer form"), std::nullopt;
     return p;
   }
   if (auto_pad == "VALID") return std::vector<int64_t>{0, 0, 0, 0};
@@ -366,6 +370,7 @@ class Rewriter {
     if (!x) return false;
     auto w = dequantized_weights(n->input(1), 0, why);
     if (!w) return false;
+    if (w->q->shape().size() != 4) return fail(why, "only 2-D convolution has an integer form");
     auto out = quantized_output(n->outputs[0], why);
     if (!out) return false;
     const int64_t cout = w->q->shape()[0];

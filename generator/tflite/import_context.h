@@ -112,4 +112,13 @@ struct AxisPadding {
 };
 AxisPadding tflite_padding(tflite_fb::Padding padding, int64_t in, int64_t filter, int64_t stride, int64_t dilation);
 
+// Strides, dilations and pads [top, left, bottom, right] of a 2-D window operator
+// on NHWC `x` -> `y` (kernel kh x kw), after checking that the parameters are
+// positive and that `y`'s batch and spatial size are what TFLite computes.
+struct Window2D {
+  std::vector<int64_t> strides, dilations, pads;
+};
+Window2D window_2d(const ImportContext& c, const Operator& op, const Tensor& x, const Tensor& y,
+                   tflite_fb::Padding padding, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw);
+
 }  // namespace kiln::tflite

@@ -50,7 +50,8 @@ kiln_add_s8_params_t kernel_params(const Quant& c, bool subtract, const kiln_bro
   }
   q::FoldedRescale r;
   EXPECT_TRUE(q::fold_rescale(t.out, max_a + max_b, &r));
-  p.out = {r.round_pos, r.round_neg, r.multiplier, r.pre_shift, r.post_shift};
+  for (int v = 0; v < 256; ++v) p.a_term[v] *= 1 << r.pre_shift, p.b_term[v] *= 1 << r.pre_shift;  // as the lowering
+  p.out = {r.round_pos, r.round_neg, r.multiplier, 0, r.post_shift};
   p.out_offset = c.y_zp, p.act_min = c.act_min, p.act_max = c.act_max;
   return p;
 }

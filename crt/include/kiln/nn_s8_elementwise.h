@@ -26,6 +26,8 @@ extern "C" {
  *   scaled(v) = (int32)(((int64)(v * 2^pre_shift) * multiplier
  *                        + (v < 0 ? round_neg : round_pos)) >> 32) >> post_shift
  * The compiler guarantees |v| * 2^pre_shift < 2^31 for every v the kernel forms.
+ * Every folded rounding has the low word 2^31 and round_neg equal to round_pos or
+ * round_pos - 2^32 (the kernels check this).
  */
 typedef struct {
   int64_t round_pos, round_neg;
@@ -39,7 +41,9 @@ typedef struct {
  * shifted left by 20, is scaled by in_scale / (2 * max(a_scale, b_scale)); the sum is
  * scaled by 2 * max_scale / (2^20 * y_scale), offset by y's zero point and clamped.
  * The compiler tabulates the first step per input value (a_term[v + 128]; b_term is
- * negated for Sub), so the kernel adds two table entries and rescales once.
+ * negated for Sub), so the kernel adds two table entries and rescales once. The
+ * terms already carry the rescale's pre-shift (they are doubled), so out.pre_shift
+ * must be 0.
  */
 typedef struct {
   kiln_broadcast_t bc;

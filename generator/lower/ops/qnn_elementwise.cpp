@@ -60,11 +60,7 @@ QBinary read_qbinary(const Node& n) {
 
 // kiln_s8_rescale_t for TFLite's MultiplyByQuantizedMultiplier(v, M, S) with |v| <=
 // max_abs (quant/folded_rescale.h).
-std::string rescale_init(const Node& n, quant::QuantizedMultiplier q, int64_t max_abs) {
-  quant::FoldedRescale r;
-  if (!quant::fold_rescale(q, max_abs, &r))
-    throw CompileError(n.describe() + ": the output scale multiplier is too large for int32 arithmetic (values up to " +
-                       std::to_string(max_abs) + " shifted left by " + std::to_string(q.shift) + ")");
+std::string rescale_fields(const quant::FoldedRescale& r) {
   return ParamsInit()
       .i("round_pos", r.round_pos)
       .i("round_neg", r.round_neg)
@@ -72,6 +68,14 @@ std::string rescale_init(const Node& n, quant::QuantizedMultiplier q, int64_t ma
       .i("pre_shift", r.pre_shift)
       .i("post_shift", r.post_shift)
       .str();
+}
+
+std::string rescale_init(const Node& n, quant::QuantizedMultiplier q, int64_t max_abs) {
+  quant::FoldedRescale r;
+  if (!quant::fold_rescale(q, max_abs, &r))
+    throw CompileError(n.describe() + ": the output scale multiplier is too large for int32 arithmetic (values up to " +
+                       std::to_string(max_abs) + " shifted left by " + std::to_string(q.shift) + ")");
+  return rescale_fields(r);
 }
 
 std::vector<int> same_shape_inputs(const Node& n) {
@@ -108,6 +112,13 @@ KernelCall lower_qadd(const Node& n, bool subtract) {
     max_a = std::max<int64_t>(max_a, std::llabs(ta));
     max_b = std::max<int64_t>(max_b, std::llabs(tb));
   }
+  // The kernel takes the rescale's pre-shift (a doubling) from the tables.
+  quant::FoldedRescale out;
+  if (!quant::fold_rescale(qo, max_a + max_b, &out))
+    throw CompileError(n.describe() + ": the output scale multiplier is too large for int32 arithmetic");
+  for (auto* t : {&a_term, &b_term})
+    for (int64_t& v : *t) v *= int64_t(1) << out.pre_shift;
+  out.pre_shift = 0;
   const BroadcastPlan bp = plan_broadcast(n, n.input(0)->shape, n.input(1)->shape, n.outputs[0]->shape);
   KernelCall k;
   k.params_type = "kiln_add_s8_params_t";
@@ -115,7 +126,7 @@ KernelCall lower_qadd(const Node& n, bool subtract) {
                       .raw("bc", broadcast_init(bp))
                       .ints("a_term", a_term)
                       .ints("b_term", b_term)
-                      .raw("out", rescale_init(n, qo, max_a + max_b))
+                      .raw("out", rescale_fields(out))
                       .i("out_offset", q.y_zp)
                       .i("act_min", q.act_min)
                       .i("act_max", q.act_max)

@@ -34,8 +34,17 @@ static void max_channels(const int8_t* first, int32_t n, int32_t rows, int32_t c
   m[0] = m[1] = m[2] = m[3] = -128;
   for (r = 0; r < rows; ++r, first += row_step) {
     const int8_t* t = first;
-    for (k = 0; k < cols; ++k, t += col_step)
-      for (i = 0; i < n; ++i) m[i] = t[i] > m[i] ? t[i] : m[i];
+    if (n == 4) {
+      for (k = 0; k < cols; ++k, t += col_step) {
+        m[0] = t[0] > m[0] ? t[0] : m[0];
+        m[1] = t[1] > m[1] ? t[1] : m[1];
+        m[2] = t[2] > m[2] ? t[2] : m[2];
+        m[3] = t[3] > m[3] ? t[3] : m[3];
+      }
+    } else {
+      for (k = 0; k < cols; ++k, t += col_step)
+        for (i = 0; i < n; ++i) m[i] = t[i] > m[i] ? t[i] : m[i];
+    }
   }
 }
 
