@@ -115,6 +115,12 @@ void run(const VerifyArgs& a) {
     vo.crt_cache_dir = a.crt_cache;
   else if (!a.no_cache)
     vo.crt_cache_dir = default_cache_dir();
+  if (!vo.crt_cache_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(vo.crt_cache_dir, ec);
+    if (ec && a.crt_cache.empty()) vo.crt_cache_dir.clear();  // an unwritable home: build in the work folder
+    else if (ec) throw CompileError("--crt-cache '" + a.crt_cache + "': " + ec.message());
+  }
   vo.sanitize = !a.no_sanitize;
   vo.poison_dead = a.poison;
   vo.profile = a.profile;

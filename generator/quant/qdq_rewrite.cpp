@@ -183,9 +183,14 @@ class Rewriter {
 
   // ---- 1. uint8 -> int8 ------------------------------------------------------
 
-  // The int8 zero point of a uint8 one (absent = 0 -> -128), as a new constant.
-  Value* shifted_zero_point(const Value* zp, const std::string& hint) {
-    if (!zp) return int8_scalar(hint, -128);
+  // The int8 zero point of a uint8 one, as a new constant; an absent one (0) becomes
+  // -128 in the shape of the scale (a per-axis scale needs a zero point per slice).
+  Value* shifted_zero_point(const Value* zp, const Value* scale, const std::string& hint) {
+    if (!zp) {
+      WideNum v;
+      v.i = -128;
+      return constant_value(g_, hint, Constant::splat(DType::Int8, scale->shape, v));
+    }
     return constant_value(g_, hint, shifted_to_int8(*zp->constant));
   }
   static bool const_or_absent(const Value* v) { return !v || v->is_constant(); }
@@ -213,10 +218,10 @@ class Rewriter {
         Value* x = n->input(0);
         if (x->is_constant()) {
           set_input(n, 0, constant_value(g_, x->name + "_s8", shifted_to_int8(*x->constant)));
-          set_input(n, 2, shifted_zero_point(n->input(2), n->name + "_zp_s8"));
+          set_input(n, 2, shifted_zero_point(n->input(2), n->input(1), n->name + "_zp_s8"));
         } else if (x->is_graph_input && n->input(1)->constant->num_elements() == 1 && feeds_integer_form(n)) {
           // The float boundary: DQ(uint8) -> Q(int8, zero point - 128), exact.
-          Value* zp8 = shifted_zero_point(n->input(2), n->name + "_zp_s8");
+          Value* zp8 = shifted_zero_point(n->input(2), n->input(1), n->name + "_zp_s8");
           Value* f = g_.add_value(g_.unique_name(x->name + "_real"), DType::Float32, x->shape);
           Value* s8 = g_.add_value(g_.unique_name(x->name + "_s8"), DType::Int8, x->shape);
           insert(n, "DequantizeLinear", x->name + "_dequantize", {x, n->input(1), n->input(2)}, {f});
@@ -231,7 +236,7 @@ class Rewriter {
         bool all_dq = true;
         for (Node* u : readers)
           all_dq &= is_op(u, "DequantizeLinear") && u->input(0) == y && const_or_absent(u->input(2));
-        Value* zp8 = shifted_zero_point(n->input(2), n->name + "_zp_s8");
+        Value* zp8 = shifted_zero_point(n->input(2), n->input(1), n->name + "_zp_s8");
         Value* y8 = y;
         if (all_dq && !y->is_graph_output) {
           y->dtype = DType::Int8;
@@ -250,7 +255,7 @@ class Rewriter {
         for (Node* u : readers) {
           if (!is_op(u, "DequantizeLinear") || u->input(0) != y || !const_or_absent(u->input(2))) continue;
           if (y8 != y) set_input(u, 0, y8);
-          set_input(u, 2, shifted_zero_point(u->input(2), u->name + "_zp_s8"));
+          set_input(u, 2, shifted_zero_point(u->input(2), u->input(1), u->name + "_zp_s8"));
         }
       }
     }

@@ -57,10 +57,10 @@ class M:
     def q(self, f, s, zp, dtype=np.int8):
         return self.node("QuantizeLinear", [f, self.init(np.float32(s), "s"), self.init(dtype(zp), "zp")])
 
-    def weights(self, shape, axis=0, per_channel=True):
+    def weights(self, shape, axis=0, per_channel=True, scales=(0.002, 0.02)):
         w = rng.integers(-127, 128, shape).astype(np.int8)
         n = shape[axis] if per_channel else 1
-        s = rng.uniform(0.002, 0.02, n).astype(np.float32)
+        s = rng.uniform(scales[0], scales[1], n).astype(np.float32)
         if per_channel:
             return self.node("DequantizeLinear", [self.init(w, "w"), self.init(s, "ws")], axis=axis), s
         return self.node("DequantizeLinear", [self.init(w, "w"), self.init(np.float32(s[0]), "ws")]), s
@@ -225,6 +225,49 @@ def erf():
     return m
 
 
+def small_cnn():
+    """A float-in CNN the way ONNX quantizers write it: Q at the input, conv + relu,
+    max pool, a residual add, global average pool, flatten, gemm, softmax."""
+    m = M("small_cnn")
+    x = m.input([1, 3, 12, 12], np.float32)
+    xs = 0.04
+    a = m.q(x, xs, 0)
+    w1, s1 = m.weights([8, 3, 3, 3])
+    y1s = out_scale(27, xs, s1)
+    y1 = m.q(m.node("Relu", [m.node("Conv", [m.dq(a, xs, 0), w1, m.bias(8, xs, s1)], pads=[1, 1, 1, 1])]),
+             y1s, -128)
+    p = m.q(m.node("MaxPool", [m.dq(y1, y1s, -128)], kernel_shape=[2, 2], strides=[2, 2]), y1s, -128)
+    w2, s2 = m.weights([8, 8, 3, 3])
+    y2s = out_scale(72, y1s, s2)
+    y2 = m.q(m.node("Conv", [m.dq(p, y1s, -128), w2, m.bias(8, y1s, s2)], pads=[1, 1, 1, 1]), y2s, 3)
+    rs = max(y1s, y2s) * 1.5
+    r = m.q(m.node("Relu", [m.node("Add", [m.dq(p, y1s, -128), m.dq(y2, y2s, 3)])]), rs, -128)
+    g = m.q(m.node("GlobalAveragePool", [m.dq(r, rs, -128)]), rs, -128)
+    f = m.node("Flatten", [m.dq(g, rs, -128)], axis=1)
+    w3, s3 = m.weights([5, 8], scales=(0.0001, 0.0004))  # logits of a few units: a soft softmax
+    ls = out_scale(8, rs, s3)
+    logits = m.q(m.node("Gemm", [f, w3, m.bias(5, rs, s3)], transB=1), ls, 0)
+    m.output(m.q(m.node("Softmax", [m.dq(logits, ls, 0)], axis=-1), 1.0 / 256, -128), [1, 5])
+    return m
+
+
+def conv_add_channel_constant():
+    """Conv -> Add of a per-channel int8 constant [C,1,1]: the Add runs in NHWC with
+    the constant permuted to [1,1,1,C] at compile time."""
+    m = M("conv_add_channel_constant")
+    x = m.input([1, 4, 5, 5])
+    w, ws = m.weights([6, 4, 3, 3])
+    ys = out_scale(36, 0.05, ws)
+    y = m.q(m.node("Conv", [m.dq(x, 0.05, 0), w, m.bias(6, 0.05, ws)], pads=[1, 1, 1, 1]), ys, 0)
+    c = m.init(rng.integers(-127, 128, [6, 1, 1]).astype(np.int8), "k")
+    a = m.node("Add", [m.dq(y, ys, 0), m.dq(c, ys * 0.5, 0)])
+    w2, ws2 = m.weights([6, 6, 1, 1])
+    z = m.q(a, ys * 1.5, 0)
+    out = m.node("Conv", [m.dq(z, ys * 1.5, 0), w2], pads=[0, 0, 0, 0])
+    m.output(m.q(out, out_scale(6, ys * 1.5, ws2), 0), [1, 6, 5, 5])
+    return m
+
+
 MODELS = [
     lambda: conv("conv3x3_relu", 3, 8, 8, 3, act="relu"),
     lambda: conv("conv_stride2_same_relu6", 4, 6, 9, 3, stride=2, act="relu6", auto_pad="SAME_UPPER"),
@@ -248,6 +291,8 @@ MODELS = [
     lambda: unary("LeakyRelu", alpha=0.1),
     softmax,
     erf,
+    small_cnn,
+    conv_add_channel_constant,
 ]
 
 

@@ -403,6 +403,20 @@ TEST(QdqRewrite, PoolsBecomeNhwcPoolsAndADifferentOutputScaleAddsALookup) {
   EXPECT_TRUE(rep.float_ops.empty());
 }
 
+TEST(QdqRewrite, GlobalMaxPoolIsAMaxPoolOverTheWholeMap) {
+  Q b;
+  Value* x = b.input8("x", {1, 3, 5, 4});
+  Value* m = b.val("gmp", {1, 3, 1, 1});
+  b.op("GlobalMaxPool", "gmp", {b.dq(x, 0.1f, 2)}, {m});
+  b.output(b.quantize(m, 0.1f, 2));
+  b.rewrite();
+  const Node* p = b.one("KilnQMaxPool2D");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->attr_ints("kernel_shape"), (std::vector<int64_t>{5, 4}));
+  EXPECT_EQ(p->attr_ints("strides"), (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(p->attr_int("act_min", 0), -128);
+}
+
 TEST(QdqRewrite, AveragePoolCountingPaddingStaysFloat) {
   Q b;
   Value* x = b.input8("x", {1, 4, 4, 4});
@@ -469,6 +483,48 @@ TEST(QdqRewrite, Uint8ActivationsBecomeInt8WithZeroPointMinus128) {
   EXPECT_EQ(b.one("QuantizeLinear")->inputs[2]->constant->as_int64(0), 0);
   EXPECT_EQ(b.one("DequantizeLinear")->inputs[2]->constant->as_int64(0), 2);
   EXPECT_EQ(rep.boundary_quantize, 1);
+}
+
+TEST(QdqRewrite, Uint8WeightsWithZeroPoint128AreSymmetricInt8) {
+  Q b;
+  Value* x = b.input8("x", {1, 2, 3, 3});
+  Value* wq = b.g.add_value("wq", DType::UInt8, {2, 2, 1, 1});
+  wq->constant = Constant::from_doubles(DType::UInt8, {2, 2, 1, 1}, {0, 128, 200, 255});
+  Value* ws = b.g.add_value("ws", DType::Float32, {2});
+  ws->constant = Constant::from_floats({2}, {0.1f, 0.2f});
+  Value* wz = b.g.add_value("wz", DType::UInt8, {2});
+  wz->constant = Constant::from_doubles(DType::UInt8, {2}, {128, 128});
+  Value* w = b.val("w", {2, 2, 1, 1});
+  b.op("DequantizeLinear", "dqw", {wq, ws, wz}, {w})->attrs["axis"] = int64_t(0);
+  Node* c = b.conv("c", b.dq(x, 0.1f, 0), w, nullptr, {1, 2, 3, 3}, 1, {0, 0, 0, 0});
+  b.output(b.quantize(c->outputs[0], 0.2f, 0));
+  QdqReport rep = b.rewrite();
+  const Node* q = b.one("KilnQConv2D");
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->inputs[1]->constant->to_int64s(), (std::vector<int64_t>{-128, 0, 72, 127}));
+  EXPECT_EQ(q->attr_floats("requant_scale").size(), 2u);
+  EXPECT_TRUE(rep.float_ops.empty());
+}
+
+TEST(QdqRewrite, Uint8WeightsWithoutZeroPointAreAsymmetricAndStayFloat) {
+  Q b;
+  Value* x = b.input8("x", {1, 2, 3, 3});
+  Value* wq = b.g.add_value("wq", DType::UInt8, {2, 2, 1, 1});
+  wq->constant = Constant::from_doubles(DType::UInt8, {2, 2, 1, 1}, {0, 128, 200, 255});
+  Value* ws = b.g.add_value("ws", DType::Float32, {2});
+  ws->constant = Constant::from_floats({2}, {0.1f, 0.2f});
+  Value* w = b.val("w", {2, 2, 1, 1});
+  b.op("DequantizeLinear", "dqw", {wq, ws}, {w})->attrs["axis"] = int64_t(0);
+  Node* c = b.conv("c", b.dq(x, 0.1f, 0), w, nullptr, {1, 2, 3, 3}, 1, {0, 0, 0, 0});
+  b.output(b.quantize(c->outputs[0], 0.2f, 0));
+  QdqReport rep = b.rewrite();
+  ASSERT_EQ(rep.float_ops.size(), 1u);
+  EXPECT_CONTAINS(rep.float_ops[0].reason, "asymmetric (zero point -128)");
+  // The weights' DQ now reads int8 with a zero point per channel, as its scale is.
+  const Node* dqw = w->producer;
+  ASSERT_TRUE(dqw);
+  EXPECT_EQ(dqw->inputs[0]->dtype, DType::Int8);
+  EXPECT_EQ(dqw->inputs[2]->shape, (Shape{2}));
 }
 
 TEST(QdqRewrite, Uint8GraphInputGetsAnExactFloatBoundaryPair) {

@@ -202,6 +202,60 @@ TEST(TfliteFile, EveryByteCorruptionIsRefusedCleanly) {
   }
 }
 
+std::vector<int8_t> table_of(const Node* n) {
+  std::vector<int8_t> out;
+  for (int64_t v : n->inputs.at(1)->constant->to_int64s()) out.push_back(int8_t(v));
+  return out;
+}
+std::vector<int8_t> as_vector(const tflite::LookupTable& t) { return {t.begin(), t.end()}; }
+
+// Int8 element-wise functions become tables; CONCATENATION requantizes the inputs
+// whose quantization differs from the output's; PAD pads with the zero point.
+TEST(TfliteImport, Int8LookupsConcatRequantizationAndPad) {
+  auto g = import_tflite(kTests / "models" / "int8_misc.tflite");
+  auto h = histogram(*g);
+  // 4 functions; the 3 concat inputs that need requantizing fold their requantization
+  // into the function's table; QUANTIZE int8->int8 after the pad.
+  EXPECT_EQ(h["KilnQLookup"], 5);
+  EXPECT_EQ(h["QuantizeLinear"], 1);
+  EXPECT_EQ(h["DequantizeLinear"], 1);
+  const tflite::QuantParams xq{0.05f, 3};
+  const Node* leaky = node_named(*g, "LEAKY_RELU_4");
+  ASSERT_NE(leaky, nullptr);
+  EXPECT_EQ(table_of(leaky), as_vector(tflite::leaky_relu_table(xq, xq, 0.1f)));
+  // The logistic output (1/256, -128) is requantized to the concat's (0.05, 3) in
+  // the same table; the leaky output already has it and goes in directly.
+  const Node* cat = nullptr;
+  for (const auto& n : g->nodes)
+    if (n->op_type == "Concat") cat = n.get();
+  ASSERT_NE(cat, nullptr);
+  ASSERT_EQ(cat->inputs.size(), 4u);
+  ASSERT_NE(cat->inputs[0]->producer, nullptr);
+  EXPECT_EQ(cat->inputs[0]->producer->op_type, "KilnQLookup");
+  const auto logistic = tflite::logistic_table(xq);
+  const auto requantize = tflite::requantize_table({1.0f / 256, -128}, xq);
+  std::vector<int8_t> composed;
+  for (int8_t v : logistic) composed.push_back(requantize[v + 128]);
+  EXPECT_EQ(table_of(cat->inputs[0]->producer), composed);
+  EXPECT_EQ(cat->inputs[0]->producer->inputs[0]->name, "xq");
+  EXPECT_EQ(cat->inputs[3]->producer, leaky);
+  EXPECT_EQ(cat->attr_int("axis", -1), 3);
+  const Node* pad = node_named(*g, "PAD_6");
+  ASSERT_NE(pad, nullptr);
+  EXPECT_EQ(pad->inputs[1]->constant->to_int64s(), (std::vector<int64_t>{0, 1, 0, 0, 0, 1, 0, 0}));
+  EXPECT_EQ(pad->inputs[2]->constant->as_int64(0), 3);
+  // Nearest-neighbour resize 4x2 -> 8x3 with half-pixel centers: TFLite's source
+  // rows floor((i + 0.5) * 0.5) and columns floor((j + 0.5) * 2/3).
+  const Node* rows = node_named(*g, "RESIZE_NEAREST_NEIGHBOR_7/rows");
+  const Node* cols = node_named(*g, "RESIZE_NEAREST_NEIGHBOR_7/columns");
+  ASSERT_NE(rows, nullptr);
+  ASSERT_NE(cols, nullptr);
+  EXPECT_EQ(rows->inputs[1]->constant->to_int64s(), (std::vector<int64_t>{0, 0, 1, 1, 2, 2, 3, 3}));
+  EXPECT_EQ(cols->inputs[1]->constant->to_int64s(), (std::vector<int64_t>{0, 1, 1}));
+  EXPECT_EQ(rows->outputs[0]->dtype, DType::Int8);
+}
+
+
 // Random corruptions of a real model (a few bytes each, fixed seed), including
 // truncations: each loads and imports or is refused with a one-line CompileError.
 TEST(TfliteFile, RandomCorruptionsOfARealModelAreRefusedCleanly) {
