@@ -61,6 +61,20 @@ typedef struct {
             : [x] "r"(xp), [s] "r"(step), [wp] "r"(wptr), [off] "r"(off2)           \
             : "memory");                                                            \
   } while (0)
+/* A whole 3x3 window: rows at x, x + row, x + 2 * row; weights at wptr[0..35]. */
+#define DW_3X3(xp, step, row, wptr)                                                                   \
+  do {                                                                                                \
+    uint32_t v_, e_, w_;                                                                              \
+    const int8_t* xr_ = (xp);                                                                         \
+    __asm__(DW_TAP_ASM(DW_LOAD_X0, "0") DW_TAP_ASM(DW_LOAD_X1, "8") DW_TAP_ASM(DW_LOAD_X2, "16")      \
+            "add %[x], %[x], %[r]\n\t"                                                                \
+            DW_TAP_ASM(DW_LOAD_X0, "24") DW_TAP_ASM(DW_LOAD_X1, "32") DW_TAP_ASM(DW_LOAD_X2, "40")    \
+            "add %[x], %[x], %[r]\n\t"                                                                \
+            DW_TAP_ASM(DW_LOAD_X0, "48") DW_TAP_ASM(DW_LOAD_X1, "56") DW_TAP_ASM(DW_LOAD_X2, "64")    \
+            : DW_TAP_OUTPUTS, [x] "+r"(xr_)                                                           \
+            : [s] "r"(step), [r] "r"(row), [wp] "r"(wptr), [off] "r"(off2)                            \
+            : "memory");                                                                              \
+  } while (0)
 /* Three taps of one kernel row: x, x + step, x + 2 * step; weights at wptr[0..11]. */
 #define DW_ROW3(xp, step, wptr)                                                                    \
   do {                                                                                             \
@@ -91,9 +105,7 @@ KILN_S8_INLINE void dw_pixel_m1(const kiln_depthwise_conv2d_s8_params_t* p, cons
     if (bias != NULL) a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
 #if KILN_S8_DSP
     if (full3x3) {
-      DW_ROW3(x, tap_step, wb);
-      DW_ROW3(x + row_step, tap_step, wb + 12);
-      DW_ROW3(x + 2 * row_step, tap_step, wb + 24);
+      DW_3X3(x, tap_step, row_step, wb);
     } else {
       const int8_t* xr = x;
       const int16_t* wr = wb;

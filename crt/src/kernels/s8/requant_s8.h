@@ -40,11 +40,15 @@
 /* KILN_S8_FORCE_PORTABLE builds the portable path on any target (the QEMU test
  * compares it with the DSP path, tests/crt/s8_nn_qemu). */
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && !defined(KILN_S8_FORCE_PORTABLE)
+/* The dot-product asm loops use 11-13 registers: kept out of line so that the
+ * caller's live values never leave the allocator without a register. */
+#define KILN_S8_DOT static __attribute__((noinline))
 #include <arm_acle.h>
 #define KILN_S8_DSP 1
 /* A word of int16 pairs in scratch or weights: may alias the int16 stores. */
 typedef uint32_t __attribute__((may_alias, aligned(4))) kiln_s8_word_t;
 #else
+#define KILN_S8_DOT KILN_S8_INLINE
 #define KILN_S8_DSP 0
 #if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
 #include <arm_acle.h> /* __ssat (Cortex-M3) */
@@ -201,7 +205,7 @@ static inline void kiln_s8_widen_row(int16_t* dst, const int8_t* src, int32_t n,
  * Dot products of a block of four weight rows (layout above) with two interleaved
  * columns: acc[j][r] += col_j . row_r over row_len (a multiple of 4) values.
  */
-KILN_S8_INLINE void kiln_s8_dot_2x4(const int16_t* cols, const int16_t* wblock, int32_t row_len, int32_t acc[2][4]) {
+KILN_S8_DOT void kiln_s8_dot_2x4(const int16_t* cols, const int16_t* wblock, int32_t row_len, int32_t acc[2][4]) {
   int32_t a00 = acc[0][0], a01 = acc[0][1], a02 = acc[0][2], a03 = acc[0][3];
   int32_t a10 = acc[1][0], a11 = acc[1][1], a12 = acc[1][2], a13 = acc[1][3];
 #if KILN_S8_DSP
@@ -261,24 +265,36 @@ KILN_S8_INLINE void kiln_s8_dot_2x4(const int16_t* cols, const int16_t* wblock, 
 }
 
 /* As kiln_s8_dot_2x4 for one contiguous column. */
-KILN_S8_INLINE void kiln_s8_dot_1x4(const int16_t* col, const int16_t* wblock, int32_t row_len, int32_t acc[4]) {
+KILN_S8_DOT void kiln_s8_dot_1x4(const int16_t* col, const int16_t* wblock, int32_t row_len, int32_t acc[4]) {
   int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
 #if KILN_S8_DSP
-  const kiln_s8_word_t* c = (const kiln_s8_word_t*)(const void*)col;
-  const kiln_s8_word_t* w = (const kiln_s8_word_t*)(const void*)wblock;
-  const kiln_s8_word_t* end = c + row_len / 2;
-  while (c < end) {
-    const uint32_t x0 = c[0], x1 = c[1];
-    a0 = __smlad(x0, w[0], a0);
-    a1 = __smlad(x0, w[1], a1);
-    a2 = __smlad(x0, w[2], a2);
-    a3 = __smlad(x0, w[3], a3);
-    a0 = __smlad(x1, w[4], a0);
-    a1 = __smlad(x1, w[5], a1);
-    a2 = __smlad(x1, w[6], a2);
-    a3 = __smlad(x1, w[7], a3);
-    c += 2;
-    w += 8;
+  /* One asm loop: two tap pairs per pass, activations and weights read as
+   * post-incremented LDRD (the weight block is 8-byte strided: four rows' pairs). */
+  const int16_t* c = col;
+  const int16_t* w = wblock;
+  const int16_t* end = col + row_len;
+  uint32_t x0, x1, w0, w1;
+  if (row_len > 0) {
+    __asm__("1:\n\t"
+            "ldrd %[x0], %[x1], [%[c]], #8\n\t"
+            "ldrd %[w0], %[w1], [%[w]], #8\n\t"
+            "smlad %[a0], %[x0], %[w0], %[a0]\n\t"
+            "smlad %[a1], %[x0], %[w1], %[a1]\n\t"
+            "ldrd %[w0], %[w1], [%[w]], #8\n\t"
+            "smlad %[a2], %[x0], %[w0], %[a2]\n\t"
+            "smlad %[a3], %[x0], %[w1], %[a3]\n\t"
+            "ldrd %[w0], %[w1], [%[w]], #8\n\t"
+            "smlad %[a0], %[x1], %[w0], %[a0]\n\t"
+            "smlad %[a1], %[x1], %[w1], %[a1]\n\t"
+            "ldrd %[w0], %[w1], [%[w]], #8\n\t"
+            "smlad %[a2], %[x1], %[w0], %[a2]\n\t"
+            "smlad %[a3], %[x1], %[w1], %[a3]\n\t"
+            "cmp %[c], %[end]\n\t"
+            "bne 1b"
+            : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [c] "+r"(c), [w] "+r"(w),
+              [x0] "=&r"(x0), [x1] "=&r"(x1), [w0] "=&r"(w0), [w1] "=&r"(w1)
+            : [end] "r"(end)
+            : "cc", "memory");
   }
 #else
   const int16_t* c = col;
