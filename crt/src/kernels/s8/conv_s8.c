@@ -8,42 +8,63 @@
  */
 #include "requant_s8.h"
 
-/* The im2col column of output pixel (oy, ox), group g, into dst (pair_stride 2 for a
- * single column, 4 for one of an interleaved pair). */
-static void conv_column(const kiln_conv2d_s8_params_t* p, const int8_t* xb, int32_t oy, int32_t ox, int32_t g,
-                        int32_t cin_g, int32_t row_len, int16_t* dst, int32_t pair_stride) {
-  const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
-  const int32_t taps = p->kernel_h * p->kernel_w * cin_g;
-  int32_t ky, kx, c, k = 0;
-  if (cin_g % 2 == 0) {
-    /* Every tap is a run of cin_g channels starting on a pair boundary. */
-    for (ky = 0; ky < p->kernel_h; ++ky) {
-      const int32_t iy = iy0 + ky * p->dilation_h;
-      for (kx = 0; kx < p->kernel_w; ++kx) {
-        const int32_t ix = ix0 + kx * p->dilation_w;
-        int16_t* d = dst + (k / 2) * pair_stride;
-        if (iy < 0 || iy >= p->in_h || ix < 0 || ix >= p->in_w)
-          kiln_s8_zero_pairs(d, cin_g, pair_stride);
-        else
-          kiln_s8_widen_pairs(d, xb + ((int64_t)iy * p->in_w + ix) * p->in_c + (int64_t)g * cin_g, cin_g,
-                              p->input_offset, pair_stride);
-        k += cin_g;
-      }
-    }
-  } else {
-    /* Odd channel counts (e.g. a single-channel input): element by element. */
-    for (ky = 0; ky < p->kernel_h; ++ky) {
-      const int32_t iy = iy0 + ky * p->dilation_h;
-      for (kx = 0; kx < p->kernel_w; ++kx) {
-        const int32_t ix = ix0 + kx * p->dilation_w;
-        const int inside = iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w;
-        const int8_t* src = inside ? xb + ((int64_t)iy * p->in_w + ix) * p->in_c + (int64_t)g * cin_g : xb;
-        for (c = 0; c < cin_g; ++c, ++k)
-          dst[(k / 2) * pair_stride + (k & 1)] = inside ? (int16_t)(src[c] + p->input_offset) : 0;
-      }
-    }
+/* Column element k (pair k / 2, half k % 2) in a column with the given pair stride. */
+static void col_put(int16_t* col, int32_t pair_stride, int32_t k, int32_t v) {
+  col[(k / 2) * pair_stride + (k & 1)] = (int16_t)v;
+}
+
+/* Column elements [k, k + n) from n int8 values with the offset added. */
+static void col_widen(int16_t* col, int32_t pair_stride, int32_t k, const int8_t* src, int32_t n, int32_t offset) {
+  if (n > 0 && (k & 1)) {
+    col_put(col, pair_stride, k++, src[0] + offset);
+    ++src;
+    --n;
   }
-  for (k = taps; k < row_len; ++k) dst[(k / 2) * pair_stride + (k & 1)] = 0;
+  kiln_s8_widen_pairs(col + (k / 2) * pair_stride, src, n & ~1, offset, pair_stride);
+  if (n & 1) col_put(col, pair_stride, k + n - 1, src[n - 1] + offset);
+}
+
+/* Column elements [k, k + n) set to 0 (padded taps). */
+static void col_zero(int16_t* col, int32_t pair_stride, int32_t k, int32_t n) {
+  if (n > 0 && (k & 1)) {
+    col_put(col, pair_stride, k++, 0);
+    --n;
+  }
+  kiln_s8_zero_pairs(col + (k / 2) * pair_stride, n & ~1, pair_stride);
+  if (n & 1) col_put(col, pair_stride, k + n - 1, 0);
+}
+
+/* The im2col column of output pixel (oy, ox), group g, into col (pair_stride 2 for
+ * a single column, 4 for one of an interleaved pair), zero padded to row_len. */
+static void conv_column(const kiln_conv2d_s8_params_t* p, const int8_t* xb, int32_t oy, int32_t ox, int32_t g,
+                        int32_t cin_g, int32_t row_len, int16_t* col, int32_t pair_stride) {
+  const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
+  const int32_t row_taps = p->kernel_w * cin_g;
+  /* With dilation_w 1 and one group, a kernel row is one run of input bytes. */
+  const int contiguous_rows = p->dilation_w == 1 && cin_g == p->in_c;
+  int32_t ky, kx, kx0 = 0, kx1 = p->kernel_w, k = 0;
+  while (kx0 < p->kernel_w && ix0 + kx0 * p->dilation_w < 0) ++kx0;
+  while (kx1 > kx0 && ix0 + (kx1 - 1) * p->dilation_w >= p->in_w) --kx1;
+  for (ky = 0; ky < p->kernel_h; ++ky, k += row_taps) {
+    const int32_t iy = iy0 + ky * p->dilation_h;
+    const int8_t* row;
+    if (iy < 0 || iy >= p->in_h || kx0 >= kx1) {
+      col_zero(col, pair_stride, k, row_taps);
+      continue;
+    }
+    row = xb + (int64_t)iy * p->in_w * p->in_c + (int64_t)g * cin_g;
+    col_zero(col, pair_stride, k, kx0 * cin_g);
+    if (contiguous_rows) {
+      col_widen(col, pair_stride, k + kx0 * cin_g, row + (int64_t)(ix0 + kx0) * p->in_c, (kx1 - kx0) * cin_g,
+                p->input_offset);
+    } else {
+      for (kx = kx0; kx < kx1; ++kx)
+        col_widen(col, pair_stride, k + kx * cin_g, row + (int64_t)(ix0 + kx * p->dilation_w) * p->in_c, cin_g,
+                  p->input_offset);
+    }
+    col_zero(col, pair_stride, k + kx1 * cin_g, (p->kernel_w - kx1) * cin_g);
+  }
+  col_zero(col, pair_stride, k, row_len - k);
 }
 
 kiln_status_t kiln_conv2d_s8(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int16_t* w,

@@ -37,7 +37,9 @@
 #define KILN_S8_INLINE static inline
 #endif
 
-#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+/* KILN_S8_FORCE_PORTABLE builds the portable path on any target (the QEMU test
+ * compares it with the DSP path, tests/crt/s8_nn_qemu). */
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && !defined(KILN_S8_FORCE_PORTABLE)
 #include <arm_acle.h>
 #define KILN_S8_DSP 1
 /* A word of int16 pairs in scratch or weights: may alias the int16 stores. */
@@ -203,31 +205,39 @@ KILN_S8_INLINE void kiln_s8_dot_2x4(const int16_t* cols, const int16_t* wblock, 
   int32_t a00 = acc[0][0], a01 = acc[0][1], a02 = acc[0][2], a03 = acc[0][3];
   int32_t a10 = acc[1][0], a11 = acc[1][1], a12 = acc[1][2], a13 = acc[1][3];
 #if KILN_S8_DSP
-  const kiln_s8_word_t* c = (const kiln_s8_word_t*)(const void*)cols;
-  const kiln_s8_word_t* w = (const kiln_s8_word_t*)(const void*)wblock;
-  const kiln_s8_word_t* end = c + row_len; /* two columns: row_len words */
-  while (c < end) {                        /* two tap pairs per pass */
-    uint32_t x0 = c[0], x1 = c[1];
-    a00 = __smlad(x0, w[0], a00);
-    a10 = __smlad(x1, w[0], a10);
-    a01 = __smlad(x0, w[1], a01);
-    a11 = __smlad(x1, w[1], a11);
-    a02 = __smlad(x0, w[2], a02);
-    a12 = __smlad(x1, w[2], a12);
-    a03 = __smlad(x0, w[3], a03);
-    a13 = __smlad(x1, w[3], a13);
-    x0 = c[2], x1 = c[3];
-    a00 = __smlad(x0, w[4], a00);
-    a10 = __smlad(x1, w[4], a10);
-    a01 = __smlad(x0, w[5], a01);
-    a11 = __smlad(x1, w[5], a11);
-    a02 = __smlad(x0, w[6], a02);
-    a12 = __smlad(x1, w[6], a12);
-    a03 = __smlad(x0, w[7], a03);
-    a13 = __smlad(x1, w[7], a13);
-    c += 4;
-    w += 8;
+  /* One asm loop (two tap pairs per pass, post-incremented loads): 8 accumulators,
+   * 2 activation words, 1 weight word and 2 pointers take 13 registers, so the end
+   * pointer is read from memory into the free weight register once per pass. */
+  const int16_t* c = cols;
+  const int16_t* w = wblock;
+  const int16_t* end = cols + 2 * row_len;
+  uint32_t x0, x1, wv;
+#define KILN_S8_2X4_PAIR                          \
+  "ldrd %[x0], %[x1], [%[c]], #8\n\t"            \
+  "ldr %[wv], [%[w]], #4\n\t"                    \
+  "smlad %[a00], %[x0], %[wv], %[a00]\n\t"       \
+  "smlad %[a10], %[x1], %[wv], %[a10]\n\t"       \
+  "ldr %[wv], [%[w]], #4\n\t"                    \
+  "smlad %[a01], %[x0], %[wv], %[a01]\n\t"       \
+  "smlad %[a11], %[x1], %[wv], %[a11]\n\t"       \
+  "ldr %[wv], [%[w]], #4\n\t"                    \
+  "smlad %[a02], %[x0], %[wv], %[a02]\n\t"       \
+  "smlad %[a12], %[x1], %[wv], %[a12]\n\t"       \
+  "ldr %[wv], [%[w]], #4\n\t"                    \
+  "smlad %[a03], %[x0], %[wv], %[a03]\n\t"       \
+  "smlad %[a13], %[x1], %[wv], %[a13]\n\t"
+  if (row_len > 0) {
+    __asm__("1:\n\t" KILN_S8_2X4_PAIR KILN_S8_2X4_PAIR
+            "ldr %[wv], %[end]\n\t"
+            "cmp %[c], %[wv]\n\t"
+            "bne 1b"
+            : [a00] "+r"(a00), [a01] "+r"(a01), [a02] "+r"(a02), [a03] "+r"(a03), [a10] "+r"(a10),
+              [a11] "+r"(a11), [a12] "+r"(a12), [a13] "+r"(a13), [c] "+r"(c), [w] "+r"(w), [x0] "=&r"(x0),
+              [x1] "=&r"(x1), [wv] "=&r"(wv)
+            : [end] "m"(end)
+            : "cc", "memory");
   }
+#undef KILN_S8_2X4_PAIR
 #else
   const int16_t* c = cols;
   const int16_t* w = wblock;
@@ -287,24 +297,61 @@ KILN_S8_INLINE void kiln_s8_dot_1x4(const int16_t* col, const int16_t* wblock, i
   acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
 }
 
-/* Requantizes and stores n (<= 4) channels of one or two columns. */
-KILN_S8_INLINE void kiln_s8_store_block(int32_t acc[2][4], const kiln_s8_requant_t* rq, const kiln_s8_output_t* o,
-                                       int32_t n, int8_t* y0, int8_t* y1, int form) {
-  int32_t r;
-  for (r = 0; r < n; ++r) {
-    y0[r] = kiln_s8_output_as(acc[0][r], &rq[r], o, form);
-    if (y1 != NULL) y1[r] = kiln_s8_output_as(acc[1][r], &rq[r], o, form);
+/* A full block: four output channels of two columns, accumulators in registers,
+ * the store unrolled for a constant `form`. */
+KILN_S8_INLINE void kiln_s8_block_2x4(const int16_t* cols, const int16_t* wblock, int32_t row_len,
+                                      const int32_t* bias, const kiln_s8_requant_t* rq, const kiln_s8_output_t* o,
+                                      int8_t* y0, int8_t* y1, int form) {
+  int32_t acc[2][4];
+  if (bias != NULL) {
+    acc[0][0] = acc[1][0] = bias[0];
+    acc[0][1] = acc[1][1] = bias[1];
+    acc[0][2] = acc[1][2] = bias[2];
+    acc[0][3] = acc[1][3] = bias[3];
+  } else {
+    acc[0][0] = acc[1][0] = acc[0][1] = acc[1][1] = acc[0][2] = acc[1][2] = acc[0][3] = acc[1][3] = 0;
   }
+  kiln_s8_dot_2x4(cols, wblock, row_len, acc);
+  /* Unrolled by hand: the compiler keeps acc in registers only when every index is a constant. */
+  y0[0] = kiln_s8_output_as(acc[0][0], &rq[0], o, form);
+  y1[0] = kiln_s8_output_as(acc[1][0], &rq[0], o, form);
+  y0[1] = kiln_s8_output_as(acc[0][1], &rq[1], o, form);
+  y1[1] = kiln_s8_output_as(acc[1][1], &rq[1], o, form);
+  y0[2] = kiln_s8_output_as(acc[0][2], &rq[2], o, form);
+  y1[2] = kiln_s8_output_as(acc[1][2], &rq[2], o, form);
+  y0[3] = kiln_s8_output_as(acc[0][3], &rq[3], o, form);
+  y1[3] = kiln_s8_output_as(acc[1][3], &rq[3], o, form);
 }
 
-/* kiln_s8_store_block with the form of `o` as a constant in each copy. */
-static inline void kiln_s8_store_block_any(int32_t acc[2][4], const kiln_s8_requant_t* rq,
-                                           const kiln_s8_output_t* o, int32_t n, int8_t* y0, int8_t* y1) {
-  switch (KILN_S8_FORM(o)) {
-    case 3: kiln_s8_store_block(acc, rq, o, n, y0, y1, 3); break;
-    case 2: kiln_s8_store_block(acc, rq, o, n, y0, y1, 2); break;
-    case 1: kiln_s8_store_block(acc, rq, o, n, y0, y1, 1); break;
-    default: kiln_s8_store_block(acc, rq, o, n, y0, y1, 0); break;
+/* As kiln_s8_block_2x4 for one column. */
+KILN_S8_INLINE void kiln_s8_block_1x4(const int16_t* col, const int16_t* wblock, int32_t row_len,
+                                      const int32_t* bias, const kiln_s8_requant_t* rq, const kiln_s8_output_t* o,
+                                      int8_t* y0, int form) {
+  int32_t acc[4];
+  if (bias != NULL) {
+    acc[0] = bias[0], acc[1] = bias[1], acc[2] = bias[2], acc[3] = bias[3];
+  } else {
+    acc[0] = acc[1] = acc[2] = acc[3] = 0;
+  }
+  kiln_s8_dot_1x4(col, wblock, row_len, acc);
+  y0[0] = kiln_s8_output_as(acc[0], &rq[0], o, form);
+  y0[1] = kiln_s8_output_as(acc[1], &rq[1], o, form);
+  y0[2] = kiln_s8_output_as(acc[2], &rq[2], o, form);
+  y0[3] = kiln_s8_output_as(acc[3], &rq[3], o, form);
+}
+
+/* Every full block of four channels for one or two columns, `form` constant. */
+KILN_S8_INLINE void kiln_s8_full_blocks(const int16_t* cols, int32_t row_len, const int16_t* w, const int32_t* bias,
+                                        const kiln_s8_requant_t* rq, int32_t n_full, const kiln_s8_output_t* o,
+                                        int8_t* y0, int8_t* y1, int form) {
+  int32_t oc;
+  for (oc = 0; oc < n_full; oc += 4) {
+    const int16_t* wblock = w + (int64_t)oc * row_len;
+    const int32_t* b = bias != NULL ? bias + oc : NULL;
+    if (y1 != NULL)
+      kiln_s8_block_2x4(cols, wblock, row_len, b, rq + oc, o, y0 + oc, y1 + oc, form);
+    else
+      kiln_s8_block_1x4(cols, wblock, row_len, b, rq + oc, o, y0 + oc, form);
   }
 }
 
@@ -316,17 +363,26 @@ static inline void kiln_s8_store_block_any(int32_t acc[2][4], const kiln_s8_requ
 static inline void kiln_s8_gemm_columns(const int16_t* cols, int32_t row_len, const int16_t* w, const int32_t* bias,
                                         const kiln_s8_requant_t* rq, int32_t n_out, const kiln_s8_output_t* o,
                                         int8_t* y0, int8_t* y1) {
-  int32_t oc, r;
-  for (oc = 0; oc < n_out; oc += 4) {
-    const int32_t n = n_out - oc < 4 ? n_out - oc : 4;
-    const int16_t* wblock = w + (int64_t)oc * row_len;
+  const int32_t n_full = n_out / 4 * 4;
+  switch (KILN_S8_FORM(o)) {
+    case 3: kiln_s8_full_blocks(cols, row_len, w, bias, rq, n_full, o, y0, y1, 3); break;
+    case 2: kiln_s8_full_blocks(cols, row_len, w, bias, rq, n_full, o, y0, y1, 2); break;
+    case 1: kiln_s8_full_blocks(cols, row_len, w, bias, rq, n_full, o, y0, y1, 1); break;
+    default: kiln_s8_full_blocks(cols, row_len, w, bias, rq, n_full, o, y0, y1, 0); break;
+  }
+  if (n_full < n_out) { /* the last, partial block (zero rows in the weights) */
+    const int32_t n = n_out - n_full;
     int32_t acc[2][4];
-    for (r = 0; r < 4; ++r) acc[0][r] = acc[1][r] = (bias != NULL && r < n) ? bias[oc + r] : 0;
+    int32_t r;
+    for (r = 0; r < 4; ++r) acc[0][r] = acc[1][r] = (bias != NULL && r < n) ? bias[n_full + r] : 0;
     if (y1 != NULL)
-      kiln_s8_dot_2x4(cols, wblock, row_len, acc);
+      kiln_s8_dot_2x4(cols, w + (int64_t)n_full * row_len, row_len, acc);
     else
-      kiln_s8_dot_1x4(cols, wblock, row_len, acc[0]);
-    kiln_s8_store_block_any(acc, rq + oc, o, n, y0 + oc, y1 != NULL ? y1 + oc : NULL);
+      kiln_s8_dot_1x4(cols, w + (int64_t)n_full * row_len, row_len, acc[0]);
+    for (r = 0; r < n; ++r) {
+      y0[n_full + r] = kiln_s8_output(acc[0][r], &rq[n_full + r], o);
+      if (y1 != NULL) y1[n_full + r] = kiln_s8_output(acc[1][r], &rq[n_full + r], o);
+    }
   }
 }
 
