@@ -229,13 +229,14 @@ class Rewriter {
           set_input(n, 0, s8);
           set_input(n, 2, zp8);
         }
+      } else if (is_qlinear(n)) {
+        normalize_qlinear_uint8(n);
       } else if (is_op(n, "QuantizeLinear") && n->outputs[0]->dtype == DType::UInt8 && const_or_absent(n->input(2)) &&
                  n->input(1) && n->input(1)->is_constant() && n->input(1)->constant->num_elements() == 1) {
         Value* y = n->outputs[0];
         std::vector<Node*> readers = y->users;
         bool all_dq = true;
-        for (Node* u : readers)
-          all_dq &= is_op(u, "DequantizeLinear") && u->input(0) == y && const_or_absent(u->input(2));
+        for (Node* u : readers) all_dq &= reads_quantized(u, y);
         Value* zp8 = shifted_zero_point(n->input(2), n->input(1), n->name + "_zp_s8");
         Value* y8 = y;
         if (all_dq && !y->is_graph_output) {
@@ -252,13 +253,67 @@ class Rewriter {
           insert(n, "DequantizeLinear", n->name + "_real", {y8, n->input(1), zp8}, {f});
           set_input(n, 0, f);
         }
-        for (Node* u : readers) {
-          if (!is_op(u, "DequantizeLinear") || u->input(0) != y || !const_or_absent(u->input(2))) continue;
-          if (y8 != y) set_input(u, 0, y8);
-          set_input(u, 2, shifted_zero_point(u->input(2), u->input(1), u->name + "_zp_s8"));
-        }
+        retarget_readers(readers, y, y8);
       }
     }
+  }
+
+  static bool is_qlinear(const Node* n) { return is_op(n, "QLinearConv") || is_op(n, "QLinearMatMul"); }
+  // `u` reads the quantized tensor `y` as a DQ or as the data input of a QLinear op,
+  // with a constant (or absent) zero point at input 2: it can follow y to int8.
+  static bool reads_quantized(const Node* u, const Value* y) {
+    return (is_op(u, "DequantizeLinear") || is_qlinear(u)) && u->input(0) == y && const_or_absent(u->input(2));
+  }
+  // Readers of uint8 `y` that can read its int8 version `y8` (zero point - 128) do so.
+  void retarget_readers(const std::vector<Node*>& readers, const Value* y, Value* y8) {
+    for (Node* u : readers) {
+      if (!reads_quantized(u, y)) continue;
+      if (y8 != y) set_input(u, 0, y8);
+      set_input(u, 2, shifted_zero_point(u->input(2), u->input(1), u->name + "_zp_s8"));
+    }
+  }
+
+  // QLinearConv / QLinearMatMul on uint8: constant uint8 weights become int8 (zero
+  // point - 128), a uint8 graph input gets the float boundary pair, and a uint8 result
+  // becomes int8 for the readers that can follow (a boundary pair back to uint8 for a
+  // graph output or other readers). The op itself takes any mix of int8 and uint8.
+  void normalize_qlinear_uint8(Node* n) {
+    Value* w = n->input(3);
+    if (!w || !w->is_constant()) return;  // runtime weights: the op keeps its own kernel, untouched
+    if (w->dtype == DType::UInt8 && const_or_absent(n->input(5))) {
+      set_input(n, 3, constant_value(g_, w->name + "_s8", shifted_to_int8(*w->constant)));
+      set_input(n, 5, shifted_zero_point(n->input(5), n->input(4), n->name + "_w_zp_s8"));
+    }
+    Value* x = n->input(0);
+    if (x->dtype == DType::UInt8 && x->is_graph_input && const_or_absent(n->input(2)) && n->input(1)->is_constant()) {
+      Value* zp8 = shifted_zero_point(n->input(2), n->input(1), n->name + "_x_zp_s8");
+      Value* f = g_.add_value(g_.unique_name(x->name + "_real"), DType::Float32, x->shape);
+      Value* s8 = g_.add_value(g_.unique_name(x->name + "_s8"), DType::Int8, x->shape);
+      insert(n, "DequantizeLinear", x->name + "_dequantize", {x, n->input(1), n->input(2)}, {f});
+      insert(n, "QuantizeLinear", x->name + "_to_int8", {f, n->input(1), zp8}, {s8});
+      set_input(n, 0, s8);
+      set_input(n, 2, zp8);
+    }
+    Value* y = n->outputs[0];
+    if (y->dtype != DType::UInt8 || !const_or_absent(n->input(7)) || !n->input(6)->is_constant()) return;
+    std::vector<Node*> readers = y->users;
+    bool all_ok = !y->is_graph_output;
+    for (Node* u : readers) all_ok &= reads_quantized(u, y);
+    Value* zp8 = shifted_zero_point(n->input(7), n->input(6), n->name + "_y_zp_s8");
+    Value* y8 = y;
+    if (all_ok) {
+      y->dtype = DType::Int8;
+    } else {
+      y8 = g_.add_value(g_.unique_name(y->name + "_s8"), DType::Int8, y->shape);
+      Value* f = g_.add_value(g_.unique_name(y->name + "_real"), DType::Float32, y->shape);
+      n->outputs[0] = y8;
+      y8->producer = n;
+      y->producer = nullptr;
+      Node* q = insert_after(g_, n, "QuantizeLinear", n->name + "_to_uint8", {f, n->input(6), n->input(7)}, {y});
+      insert_before(g_, q, "DequantizeLinear", n->name + "_real", {y8, n->input(6), zp8}, {f});
+    }
+    set_input(n, 7, zp8);
+    retarget_readers(readers, y, y8);
   }
 
   // ---- 2. and 3. one node ----------------------------------------------------

@@ -268,6 +268,27 @@ def conv_add_channel_constant():
     return m
 
 
+def qoperator_uint8():
+    """ONNX's operator form on uint8 activations: Q(uint8) -> QLinearConv (int8
+    weights) -> QLinearConv (uint8 weights, zero point 128) -> uint8 graph output."""
+    m = M("qoperator_uint8")
+    x = m.input([1, 3, 6, 6], np.float32)
+    xq = m.q(x, 0.03, 128, np.uint8)
+    w1 = rng.integers(-127, 128, [4, 3, 3, 3]).astype(np.int8)
+    s1 = rng.uniform(0.002, 0.02, 4).astype(np.float32)
+    y1s = out_scale(27, 0.03, s1)
+    y1 = m.node("QLinearConv", [xq, m.init(np.float32(0.03)), m.init(np.uint8(128)), m.init(w1), m.init(s1),
+                                m.init(np.zeros(4, np.int8)), m.init(np.float32(y1s)), m.init(np.uint8(120)),
+                                m.init(rng.integers(-2000, 2000, 4).astype(np.int32))], pads=[1, 1, 1, 1])
+    w2 = rng.integers(1, 256, [5, 4, 1, 1]).astype(np.uint8)
+    y2s = out_scale(4, y1s, [0.01])
+    y2 = m.node("QLinearConv", [y1, m.init(np.float32(y1s)), m.init(np.uint8(120)), m.init(w2),
+                                m.init(np.float32(0.01)), m.init(np.uint8(128)), m.init(np.float32(y2s)),
+                                m.init(np.uint8(100))])
+    m.output(y2, [1, 5, 6, 6], TensorProto.UINT8)
+    return m
+
+
 MODELS = [
     lambda: conv("conv3x3_relu", 3, 8, 8, 3, act="relu"),
     lambda: conv("conv_stride2_same_relu6", 4, 6, 9, 3, stride=2, act="relu6", auto_pad="SAME_UPPER"),
@@ -293,6 +314,7 @@ MODELS = [
     erf,
     small_cnn,
     conv_add_channel_constant,
+    qoperator_uint8,
 ]
 
 

@@ -654,6 +654,30 @@ TEST(QdqRewrite, QLinearConvWithConstantWeightsBecomesKilnQConv2D) {
   EXPECT_EQ(y->producer->op_type, "Transpose");
 }
 
+TEST(QdqRewrite, Uint8QLinearConvChainBecomesInt8) {
+  Q b;
+  Value* x = b.input("x", {1, 2, 3, 3});
+  Value* xq = b.quantize(x, 0.1f, 128, DType::UInt8);
+  Value* w = b.g.add_value("w", DType::UInt8, {2, 2, 1, 1});
+  w->constant = Constant::from_doubles(DType::UInt8, {2, 2, 1, 1}, {0, 128, 129, 255});
+  Value* y = b.g.add_value("y", DType::UInt8, {1, 2, 3, 3});
+  b.op("QLinearConv", "qconv",
+       {xq, b.scalar_f(0.1f), b.scalar_q(128, DType::UInt8), w, b.scalar_f(0.05f), b.scalar_q(128, DType::UInt8),
+        b.scalar_f(0.2f), b.scalar_q(130, DType::UInt8)},
+       {y});
+  b.output(b.dq(y, 0.2f, 130));
+  QdqReport rep = b.rewrite();
+  EXPECT_EQ(b.ops(), "QuantizeLinear Transpose KilnQConv2D Transpose DequantizeLinear");
+  const Node* q = b.one("KilnQConv2D");
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->attr_int("x_zero_point", 9), 0);
+  EXPECT_EQ(q->attr_int("y_zero_point", 9), 2);
+  EXPECT_EQ(q->inputs[1]->constant->to_int64s(), (std::vector<int64_t>{-128, 0, 1, 127}));
+  EXPECT_EQ(xq->dtype, DType::Int8);
+  EXPECT_EQ(y->dtype, DType::Int8);
+  EXPECT_TRUE(rep.float_ops.empty());
+}
+
 TEST(QdqRewrite, QLinearConvWithRuntimeWeightsStaysAsItIs) {
   Q b;
   Value* x = b.input8("x", {1, 1, 2, 2});

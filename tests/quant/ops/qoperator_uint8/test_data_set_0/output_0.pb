@@ -1,0 +1,1 @@
+By0J¥aîîtz~ákç<\aVh[´@jPoêhráX\cJâTp@cbaic>3[ELD@)ézS]_vçY|tRiQNäëmáK}líljkakctebdéZN^yXe\TSZh]`XkdxXp^_tjgirdoUjY\Zi`PnvnY{rpmagdfOXUdE_H[gY]W]_f]kXPWaoaH≤Ä[9{ÑRIzfleE3_pa4$jP4W;ZHQ[a
