@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <optional>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +16,7 @@
 #include "emit/model_library_format.h"
 #include "fold/fold.h"
 #include "import/node_shape_inference.h"
+#include "import/node_validation.h"
 #include "import/onnx_importer.h"
 #include "planner/plan_report.h"
 #include "planner/pool_spec.h"
@@ -81,16 +85,61 @@ void fold_report_accumulate(FoldReport& total, const FoldReport& r) {
   total.seconds += r.seconds;
 }
 
-}  // namespace
+// A failed compile must leave nothing behind: the module is written into a
+// staging folder beside the target (same file system, so the final step is a
+// rename) and moved into place only once every file is written.
+class StagingFolder {
+ public:
+  explicit StagingFolder(const fs::path& target) : target_(fs::absolute(target).lexically_normal()) {
+    if (target_.filename().empty()) target_ = target_.parent_path();
+    // The nearest folder that exists already: nothing is created above it until the end.
+    fs::path base = target_.parent_path();
+    while (!base.empty() && !fs::exists(base) && base != base.root_path()) base = base.parent_path();
+    std::error_code ec;
+    if (fs::exists(target_, ec) && !fs::is_directory(target_, ec))
+      throw CompileError("output '" + target.string() + "' exists and is not a folder");
+    for (int i = 0;; ++i) {
+      dir_ = base / ("." + target_.filename().string() + ".kiln-staging-" + std::to_string(::getpid()) + "-" +
+                     std::to_string(i));
+      if (fs::create_directory(dir_, ec)) break;
+      if (ec || i > 100) throw CompileError("cannot create a staging folder beside '" + target.string() + "'");
+    }
+  }
+  ~StagingFolder() {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+  const fs::path& dir() const { return dir_; }
 
-CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o) {
-  check_options(o);
+  // Moves the staged files into the target folder: a new folder is renamed into
+  // place; into an existing one each staged entry replaces the entry of that name
+  // (other files the user keeps there stay).
+  void publish() {
+    std::error_code ec;
+    fs::create_directories(target_.parent_path(), ec);
+    if (!fs::exists(target_)) {
+      fs::rename(dir_, target_, ec);
+      if (ec) throw CompileError("cannot move the module into '" + target_.string() + "': " + ec.message());
+      dir_.clear();
+      return;
+    }
+    for (const auto& e : fs::directory_iterator(dir_)) {
+      const fs::path dst = target_ / e.path().filename();
+      fs::remove_all(dst, ec);
+      fs::rename(e.path(), dst, ec);
+      if (ec) throw CompileError("cannot move '" + e.path().filename().string() + "' into '" + target_.string() + "': " + ec.message());
+    }
+  }
+
+ private:
+  fs::path target_, dir_;
+};
+
+// Everything after import: fold, resolve sequences, lower, plan, emit. Writes the
+// module only when `write` (through a staging folder).
+CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& model_name, const CompileOptions& o,
+                             bool write) {
   std::vector<planner::Pool> pools = make_pools(o);
-
-  ImportOptions import_options;
-  import_options.input_shapes = o.input_shapes;
-  import_options.sequence_inputs = o.sequence_inputs;
-  std::unique_ptr<Graph> graph = import_onnx(model_path, import_options);
 
   FoldReport fold_report;
   // Values whose shape depends on a computed constant get their shape once folding
@@ -115,6 +164,7 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
     }
   }
   require_sequences_resolved(*graph);
+  check_constant_indices(*graph);
   try {
     require_static_shapes(*graph);
   } catch (const CompileError& e) {
@@ -139,14 +189,22 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
   EmitOptions eo;
   eo.module_name = o.module_name;
   eo.output_dir = o.output_dir;
-  eo.model_file = model_path.filename().string();
+  eo.model_file = model_name;
   eo.io_in_workspace = o.io_in_workspace;
+  eo.write_files = write;
+  std::optional<StagingFolder> staging;
+  if (write) {
+    staging.emplace(o.output_dir);
+    eo.write_dir = staging->dir();
+  }
   CompiledModule module = emit_module(*graph, program, mp.emit, eo);
+  if (!write) return module;
+  staging->publish();
 
   if (!o.report_path.empty()) {
     nlohmann::json j;
     j["module"] = o.module_name;
-    j["model"] = model_path.string();
+    j["model"] = model_name;
     j["mcpu"] = o.mcpu;
     j["plan"] = planner::plan_to_json(mp.problem, mp.plan, mp.origins);
     j["folding"] = fold_report_to_json(fold_report);
@@ -161,12 +219,37 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
   if (o.output_format == "mlf") write_model_library_format(module, o.output_dir.string() + ".tar");
 
   if (!o.quiet) {
-    std::cout << "kiln: compiled '" << model_path.filename().string() << "' -> " << o.output_dir.string() << " ("
+    std::cout << "kiln: compiled '" << model_name << "' -> " << o.output_dir.string() << " ("
               << program.ops.size() << " operator calls, " << program.copies.size() << " copies)\n";
     if (o.fold) std::cout << fold_report_summary(fold_report);
     std::cout << planner::plan_summary_text(mp.problem, mp.plan);
   }
   return module;
+}
+
+ImportOptions import_options_for(const CompileOptions& o) {
+  ImportOptions io;
+  io.input_shapes = o.input_shapes;
+  io.sequence_inputs = o.sequence_inputs;
+  return io;
+}
+
+}  // namespace
+
+CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o) {
+  check_options(o);
+  ImportOptions io = import_options_for(o);
+  io.warn = [](const std::string& w) { std::cerr << "kiln: warning: " << w << "\n"; };
+  std::unique_ptr<Graph> graph = import_onnx(model_path, io);
+  return compile_graph(std::move(graph), model_path.filename().string(), o, true);
+}
+
+CompiledModule compile_model_in_memory(std::vector<uint8_t> model_bytes, const CompileOptions& options) {
+  CompileOptions o = options;
+  if (o.output_dir.empty()) o.output_dir = "module";
+  check_options(o);
+  std::unique_ptr<Graph> graph = import_onnx_from_memory(std::move(model_bytes), import_options_for(o));
+  return compile_graph(std::move(graph), "model.onnx", o, false);
 }
 
 }  // namespace kiln
