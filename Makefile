@@ -7,6 +7,8 @@
 #   make bench      planner / folding / kernel benchmarks (numbers, not pass/fail)
 #   make conformance  the ONNX backend test suite, writes tests/conformance/STATUS.md
 #   make conformance-update  same, and rewrites tests/conformance/expected_failures.txt
+#   make fuzz       libFuzzer over the ONNX importer and the whole pipeline for
+#                   FUZZ_SECONDS (clang, ASan+UBSan, its own build dir build-fuzz/)
 #   make deps       only install the Debian packages
 
 BUILD ?= build
@@ -18,11 +20,12 @@ DEB_PACKAGES := cmake ninja-build g++ pkg-config \
   libkainjow-mustache-dev libgtest-dev libgmock-dev \
   qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi \
   libonnx-testdata python3-onnx python3-numpy \
-  libflatbuffers-dev flatbuffers-compiler python3-flatbuffers ccache
+  libflatbuffers-dev flatbuffers-compiler python3-flatbuffers ccache \
+  clang libclang-rt-14-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build demo test bench conformance conformance-update clean
+.PHONY: all deps configure build demo test bench conformance conformance-update fuzz clean
 
 all: build
 
@@ -72,6 +75,20 @@ conformance: build
 
 conformance-update: build
 	cmake --build $(BUILD) --target conformance-update
+
+# Fuzzing: every object instrumented (sanitizers abort on the first report, so
+# libFuzzer records it); one process at the lowest priority. See tests/fuzz/.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 600
+# -O1 with line tables: quick to build on a small machine, readable stack traces.
+FUZZ_FLAGS := -O1 -gline-tables-only -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize=vptr \
+  -fno-sanitize-recover=undefined
+fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DKILN_FUZZ=ON -DCMAKE_BUILD_TYPE=None \
+	  "-DCMAKE_C_FLAGS=$(FUZZ_FLAGS)" "-DCMAKE_CXX_FLAGS=$(FUZZ_FLAGS)" \
+	  "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target kiln_fuzz_onnx
+	tests/fuzz/run_fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD)
