@@ -7,6 +7,10 @@
 #   make bench      planner / folding / kernel benchmarks (numbers, not pass/fail)
 #   make conformance  the ONNX backend test suite, writes tests/conformance/STATUS.md
 #   make conformance-update  same, and rewrites tests/conformance/expected_failures.txt
+#   make install    install kiln, its templates, runtime and boards (PREFIX=/usr/local,
+#                   DESTDIR= for staging): bin/kiln, share/kiln/{templates,crt,boards}
+#   make package    a Debian package of Kiln (build/kiln_<version>-1_<arch>.deb),
+#                   installable with `apt install ./build/kiln_*.deb`
 #   make fuzz       libFuzzer over the ONNX importer and the whole pipeline for
 #                   FUZZ_SECONDS (clang, ASan+UBSan, its own build dir build-fuzz/)
 #   make deps       only install the Debian packages
@@ -20,12 +24,14 @@ DEB_PACKAGES := cmake ninja-build g++ pkg-config \
   libkainjow-mustache-dev libgtest-dev libgmock-dev \
   qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi \
   libonnx-testdata python3-onnx python3-numpy \
-  libflatbuffers-dev flatbuffers-compiler python3-flatbuffers ccache \
+  libflatbuffers-dev flatbuffers-compiler python3-flatbuffers ccache dpkg-dev \
   clang libclang-rt-14-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build demo test bench conformance conformance-update fuzz clean
+PREFIX ?= /usr/local
+
+.PHONY: all deps configure build demo test bench conformance conformance-update install package fuzz clean
 
 all: build
 
@@ -75,6 +81,14 @@ conformance: build
 
 conformance-update: build
 	cmake --build $(BUILD) --target conformance-update
+
+# DESTDIR is read from the environment by cmake --install.
+install: build
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
+
+package: build
+	cd $(BUILD) && cpack -G DEB
+	@ls $(BUILD)/kiln_*.deb
 
 # Fuzzing: every object instrumented (sanitizers abort on the first report, so
 # libFuzzer records it); one process at the lowest priority. See tests/fuzz/.

@@ -41,5 +41,6 @@
 #include "kiln/loss.h"
 #include "kiln/optimizer.h"
 #include "kiln/text.h"
+#include "kiln/nn_s8.h"
 
 #endif /* KILN_KERNELS_H */

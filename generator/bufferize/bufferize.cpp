@@ -216,9 +216,19 @@ class Bufferizer {
     ScheduledOp op;
     op.node = &n;
     op.label = n.describe();
-    for (const Value* v : n.inputs) {
-      op.inputs.push_back(ref_of(v, n));
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const Value* v = n.inputs[i];
+      const bool unread = v && v->is_constant() &&
+                          std::find(call.unread_inputs.begin(), call.unread_inputs.end(), int(i)) != call.unread_inputs.end();
+      op.inputs.push_back(unread ? BufferRef{} : ref_of(v, n));
       op.input_dtypes.push_back(v ? v->dtype : DType::Undefined);
+    }
+    for (size_t i = 0; i < call.constants.size(); ++i) {
+      const ConstantPtr& c = call.constants[i];
+      int b = new_buffer(n.name + ".const" + std::to_string(i), BufferKind::Constant, c->size_bytes(), n.describe());
+      prog_.buffers[size_t(b)].constant = c;
+      prog_.buffers[size_t(b)].alignment = std::max(opt_.activation_alignment, 8u);  // kernels read int64 fields
+      op.constants.push_back({b, 0});
     }
 
     if (call.alias_input >= 0) {
@@ -360,7 +370,7 @@ class Bufferizer {
     }
     for (int64_t i = 0; i < steps; ++i) {
       const auto& op = prog_.ops[size_t(i)];
-      for (const auto* refs : {&op.inputs, &op.outputs, &op.scratch})
+      for (const auto* refs : {&op.inputs, &op.outputs, &op.scratch, &op.constants})
         for (const auto& r : *refs) {
           if (r.buffer < 0) continue;
           auto& b = prog_.buffers[size_t(r.buffer)];

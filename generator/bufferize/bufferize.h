@@ -41,7 +41,7 @@ struct ScheduledOp {
   const Node* node = nullptr;  // null for a copy the bufferizer inserted
   std::string label;           // "Conv 'conv1'" or "copy to output 'y'"
   KernelCall call;
-  std::vector<BufferRef> inputs, outputs, scratch;
+  std::vector<BufferRef> inputs, outputs, scratch, constants;  // constants: KernelCall::constants
   std::vector<DType> input_dtypes, output_dtypes;
 };
 

@@ -7,6 +7,7 @@
 #include "fold/fold.h"
 #include "import/node_shape_inference.h"
 #include "import/onnx_importer.h"
+#include "tflite/tflite_importer.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -39,7 +40,7 @@ void add_inspect_command(CLI::App& app) {
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("inspect", "show a model's inputs, outputs, operators and what folding does to it");
-  cmd->add_option("MODEL", args->model, "the .onnx file")->required();
+  cmd->add_option("MODEL", args->model, "the .onnx or .tflite file")->required();
   cmd->add_option("--input-shape", args->input_shapes, "NAME=D0,D1,... static shape of a dynamic input (repeatable)");
   cmd->add_option("--fold-size-limit", args->fold_size_limit,
                   "largest constant (bytes) a fold may create when it is bigger than its inputs");
@@ -65,8 +66,12 @@ void add_inspect_command(CLI::App& app) {
       }
       io.input_shapes[s.substr(0, eq)] = shape;
     }
-    auto graph = import_onnx(args->model, io);
-    std::cout << "model: " << args->model << " (opset " << graph->opset << ")\n";
+    const bool tflite = tflite::is_tflite_file(args->model);
+    if (tflite && !io.input_shapes.empty())
+      throw CompileError("--input-shape applies to ONNX models; a TFLite model's shapes are static");
+    auto graph = tflite ? import_tflite(args->model) : import_onnx(args->model, io);
+    if (tflite) std::cout << "model: " << args->model << " (TFLite)\n";
+    else std::cout << "model: " << args->model << " (opset " << graph->opset << ")\n";
     print_values("input ", graph->inputs);
     print_values("output", graph->outputs);
     std::cout << "operators (" << graph->nodes.size() << "):" << op_histogram(*graph) << "\n";

@@ -7,6 +7,8 @@
 #include "cli/compile_command.h"
 #include "planner/planner.h"
 #include "util/error.h"
+#include "util/paths.h"
+#include "util/version.h"
 
 #include "cli/verify_command.h"
 #include "cli/plan_command.h"
@@ -15,7 +17,9 @@
 int main(int argc, char** argv) {
   CLI::App app{"kiln: an ahead-of-time compiler from ONNX models to plain C for Cortex-M microcontrollers"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "kiln 0.1.0");
+  // The version, the commit, and where templates/crt/boards are read from.
+  app.set_version_flag("--version", std::string("kiln ") + kiln::kiln_version() + " (commit " + kiln::kiln_commit() +
+                                        ")\ndata: " + kiln::kiln_home().string());
   kiln::add_compile_command(app);
   kiln::add_verify_command(app);
   kiln::add_plan_command(app);

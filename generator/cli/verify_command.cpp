@@ -11,6 +11,7 @@
 #include "import/tensor_proto.h"
 #include "ir/graph.h"
 #include "sequence/sequence_io.h"
+#include "tflite/tflite_file.h"
 #include "util/error.h"
 #include "verify/verify.h"
 
@@ -29,6 +30,7 @@ struct VerifyArgs {
   std::string crt_cache;
   double timeout_s = 300;
   bool no_sanitize = false;
+  bool no_cache = false;
   bool poison = false;
   int show_outputs = 0;
   CompileOptions compile;
@@ -60,7 +62,7 @@ void run(const VerifyArgs& a) {
   co.output_dir = work / "module";
   // Sequence inputs not fixed by --sequence-input take the element count and shapes
   // of the first data set (input_K.pb is a SequenceProto).
-  if (!a.data.empty())
+  if (!a.data.empty() && !tflite::is_tflite_file(a.model))
     for (const auto& [name, shapes] : sequence_shapes_from_test_data(a.model, a.data.front()))
       co.sequence_inputs.insert({name, shapes});
   CompiledModule m = compile_model(a.model, co);
@@ -80,7 +82,12 @@ void run(const VerifyArgs& a) {
   vo.board = a.board;
   vo.work_dir = work / ("build-" + a.board);
   vo.timeout_s = a.timeout_s;
-  if (!a.crt_cache.empty()) vo.crt_cache_dir = a.crt_cache;
+  // Runtime objects are shared between runs in the user's cache unless told
+  // otherwise; --no-cache builds them in the work folder, used once.
+  if (!a.crt_cache.empty())
+    vo.crt_cache_dir = a.crt_cache;
+  else if (!a.no_cache)
+    vo.crt_cache_dir = default_cache_dir();
   vo.sanitize = !a.no_sanitize;
   vo.poison_dead = a.poison;
   VerifyReport r = run_verify_cases(cases, vo);
@@ -148,14 +155,17 @@ void run(const VerifyArgs& a) {
 void add_verify_command(CLI::App& app) {
   auto a = std::make_shared<VerifyArgs>();
   auto* cmd = app.add_subcommand("verify", "compile a model, run it on a board (host or QEMU) and check its outputs");
-  cmd->add_option("MODEL", a->model, "the .onnx file")->required();
+  cmd->add_option("MODEL", a->model, "the .onnx or .tflite file")->required();
   cmd->add_option("--data", a->data, "an ONNX test data folder (input_K.pb, output_K.pb); repeatable")->required();
   cmd->add_option("--board", a->board, "host | mps2-an385 | mps2-an386 | mps2-an500 | mps3-an547 (see boards/)")
       ->capture_default_str();
   cmd->add_option("--dump-outputs", a->dump_outputs, "write the outputs as ONNX TensorProto files (output_K.pb) here");
   cmd->add_option("--work-dir", a->work_dir, "keep the generated module, firmware and build files here");
-  cmd->add_option("--crt-cache", a->crt_cache,
-                  "reuse the runtime and board objects built in this folder (keyed by board, flags and sources)");
+  auto* cache = cmd->add_option("--crt-cache", a->crt_cache,
+                                "cache runtime and board objects in this folder (keyed by board, flags and sources; "
+                                "default: $XDG_CACHE_HOME/kiln or ~/.cache/kiln)");
+  cmd->add_flag("--no-cache", a->no_cache, "build the runtime in the work folder, not in the shared cache")
+      ->excludes(cache);
   cmd->add_option("--timeout", a->timeout_s, "seconds before a run is killed")->capture_default_str();
   cmd->add_flag("--no-sanitize", a->no_sanitize, "host board: build without AddressSanitizer/UBSan");
   cmd->add_flag("--poison-dead", a->poison, "fill every buffer with 0xA5 when its live range ends (KILN_POISON_DEAD)");

@@ -22,6 +22,7 @@
 #include "planner/pool_spec.h"
 #include "sequence/resolve_sequences.h"
 #include "sequence/runtime_sequences.h"
+#include "tflite/tflite_importer.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -238,9 +239,19 @@ ImportOptions import_options_for(const CompileOptions& o) {
 
 CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o) {
   check_options(o);
+  // Only a regular file is read: a FIFO or a device given as the model would block
+  // or never end.
+  std::error_code ec;
+  const auto st = fs::status(model_path, ec);
+  if (ec || !fs::exists(st)) throw CompileError("cannot read model file '" + model_path.string() + "': it does not exist");
+  if (!fs::is_regular_file(st)) throw CompileError("model '" + model_path.string() + "' is not a regular file");
   ImportOptions io = import_options_for(o);
   io.warn = [](const std::string& w) { std::cerr << "kiln: warning: " << w << "\n"; };
-  std::unique_ptr<Graph> graph = import_onnx(model_path, io);
+  // A .tflite file is recognized by its content (the "TFL3" identifier), whatever its name.
+  const bool tflite = tflite::is_tflite_file(model_path);
+  if (tflite && (!o.input_shapes.empty() || !o.sequence_inputs.empty()))
+    throw CompileError("--input-shape and --sequence-input apply to ONNX models; a TFLite model's shapes are static");
+  std::unique_ptr<Graph> graph = tflite ? import_tflite(model_path) : import_onnx(model_path, io);
   return compile_graph(std::move(graph), model_path.filename().string(), o, true);
 }
 

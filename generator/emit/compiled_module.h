@@ -47,6 +47,10 @@ struct CompiledModule {
   // Include folders needed to compile them: the module folder and its crt/include copy.
   std::vector<std::filesystem::path> include_dirs;
   std::filesystem::path crt_dir;      // the crt copy in the output (include/ + src/)
+  // The runtime files this module needs, relative to crt_dir ("src/kernels/conv.c"):
+  // crt/src/runtime/ and the kernels its code calls, with what they call
+  // (emit/kernel_index.h). module.mk, CMakeLists.txt and `kiln verify` build these.
+  std::vector<std::string> crt_sources;
   std::vector<CompiledTensor> inputs, outputs;
   std::vector<CompiledSequence> sequences;  // sequence-typed graph inputs/outputs
   std::vector<CompiledPool> pools;    // workspace pools, then parameter pools

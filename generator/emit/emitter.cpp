@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "emit/c_names.h"
+#include "emit/kernel_index.h"
 #include "emit/template_engine.h"
 #include "util/error.h"
 #include "util/paths.h"
@@ -107,16 +108,27 @@ class Emitter {
     collect_io();
     collect_pools();
     TemplateData d = common_data();
-    write_file(dir_, "metadata.h", render_template("metadata.h.mustache", d));
-    write_file(dir_, "module_internal.h", render_template("module_internal.h.mustache", d));
-    write_file(dir_, "metadata.c", render_template("metadata.c.mustache", d));
-    write_file(dir_, "operators.c", render_template("operators.c.mustache", operators_data(d)));
+    // The C text of the module's code (not its constants): the kiln_* names in it
+    // decide which runtime files the module needs (emit/kernel_index.h).
+    std::vector<std::string> code = {render_template("metadata.h.mustache", d),
+                                     render_template("module_internal.h.mustache", d),
+                                     render_template("metadata.c.mustache", d),
+                                     render_template("operators.c.mustache", operators_data(d))};
+    write_file(dir_, "metadata.h", code[0]);
+    write_file(dir_, "module_internal.h", code[1]);
+    write_file(dir_, "metadata.c", code[2]);
+    write_file(dir_, "operators.c", code[3]);
     std::vector<std::string> sources = {"metadata.c", "operators.c"};
     for (size_t p = 0; p < plan_.pools.size(); ++p)
       if (!plan_.pools[p].is_workspace) sources.push_back(write_parameter_file(int(p), d));
     TemplateList srcs;
     for (const auto& s : sources) srcs.push_back(s);
     d.set("sources", srcs);
+    const fs::path crt_home = kiln_home() / "crt";
+    std::vector<std::string> crt_sources = KernelIndex::load(kernel_index_file()).needed_files(crt_home, code);
+    TemplateList crt_list;
+    for (const auto& s : crt_sources) crt_list.push_back(s);
+    d.set("crt_sources", crt_list);
     d.set("dir_name", opt_.output_dir.filename().string());
     write_file(dir_, "module.mk", render_template("module.mk.mustache", d));
     write_file(dir_, "CMakeLists.txt", render_template("CMakeLists.txt.mustache", d));
@@ -127,6 +139,7 @@ class Emitter {
     m.dir = opt_.output_dir;
     for (const auto& s : sources) m.sources.push_back(opt_.output_dir / s);
     m.crt_dir = opt_.output_dir / "crt";
+    m.crt_sources = crt_sources;
     m.include_dirs = {opt_.output_dir, m.crt_dir / "include"};
     for (const auto& t : inputs_) m.inputs.push_back(t.info);
     for (const auto& t : outputs_) m.outputs.push_back(t.info);
@@ -293,6 +306,7 @@ class Emitter {
       o["is_user"] = ep.is_user ? "1u" : "0u";
       if (ep.capacity) o["capacity"] = std::to_string(*ep.capacity);
       if (!ep.section.empty()) o["section"] = ep.section;
+      o["section_macro"] = "KILN_" + MOD_ + "_" + c_macro_name(pool_cnames_[p]) + "_WORKSPACE_SECTION";
       if (ep.is_workspace) {
         ++n_ws;
         if (ep.is_user) {
@@ -374,6 +388,9 @@ class Emitter {
       } else if (word == "out") {
         size_t x = index(op.outputs.size());
         out += typed(op.outputs[x], op.output_dtypes[x], false);
+      } else if (word == "const") {
+        size_t x = index(op.constants.size());
+        out += typed(op.constants[x], op.call.constants[x]->dtype(), true);
       } else if (word == "scratch") {
         size_t x = index(op.scratch.size());
         out += "(void*)(" + byte_address(op.scratch[x].buffer, op.scratch[x].offset) + ")";

@@ -46,6 +46,8 @@ void ensure_registered() {
     register_loss_lowerings();
     register_optimizer_lowerings();
     register_text_lowerings();
+    register_qnn_conv_lowerings();
+    register_qnn_fully_connected_lowerings();
     return true;
   }();
   (void)done;

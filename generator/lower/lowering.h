@@ -14,6 +14,7 @@
 //   $params             name of the emitted parameter struct (take its address: &$params)
 //   $inptrs / $outptrs  a `const void* const[]` / `void* const[]` of all inputs / outputs
 //                       (for variadic kernels such as Concat)
+//   $const0, ...        pointer to KernelCall::constants[i], typed `const <ctype>*`
 #pragma once
 
 #include <cstdint>
@@ -36,6 +37,12 @@ struct KernelCall {
   std::string params_init;   // C99 initializer, e.g. "{ .n = 1, .c_in = 3 }"
   std::string call;          // e.g. "kiln_conv2d_f32(&$params, $in0, $in1, $in2, $out0, $scratch0)"
   std::vector<ScratchRequest> scratch;
+  // Constants the lowering computed (weights in the kernel's layout, per-channel
+  // requantization parameters): each becomes a parameter-pool buffer, read as $const<i>.
+  std::vector<ConstantPtr> constants;
+  // Constant inputs the call does not read (their content went into `constants`):
+  // they get no parameter-pool bytes on this op's account ($in<i> would be NULL).
+  std::vector<int> unread_inputs;
   // For view ops (Reshape, Flatten, Identity, ...): output 0 has the same bytes as
   // input `alias_input`; `call` is empty and the bufferizer makes the output an alias
   // (or emits a copy when aliasing is not legal).

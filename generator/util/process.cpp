@@ -20,10 +20,15 @@ std::string command_line(const std::vector<std::string>& argv) {
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s, bool merge_stderr) {
   ProcessResult r;
   int out[2], err[2];
-  if (pipe(out) != 0 || pipe(err) != 0) {
+  // Close-on-exec: a program started at the same time from another thread (kiln
+  // verify compiles in parallel) must not inherit these pipes and hold them open.
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
     r.error = "pipe failed";
     return r;
   }
+  std::vector<char*> args;  // built before fork: the child only execs
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   pid_t pid = fork();
   if (pid < 0) {
     r.error = "fork failed";
@@ -36,9 +41,6 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
     int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, 0);
     close(out[0]), close(out[1]), close(err[0]), close(err[1]);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     execvp(args[0], args.data());
     std::string msg = "cannot run '" + argv[0] + "': " + std::strerror(errno) + "\n";
     (void)!write(2, msg.data(), msg.size());

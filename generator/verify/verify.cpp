@@ -1,6 +1,10 @@
 #include "verify/verify.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <atomic>
+#include <mutex>
+#include <thread>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -9,6 +13,7 @@
 #include <sstream>
 
 #include "emit/c_names.h"
+#include "emit/kernel_index.h"
 #include "import/tensor_proto.h"
 #include "ir/graph.h"
 #include "sequence/sequence_io.h"
@@ -155,10 +160,21 @@ std::string test_data_source(const std::vector<VerifyCase>& cases) {
   return s;
 }
 
+// One C file to compile. `publish`: the object goes to the shared cache, so it is
+// written under a temporary name and renamed when complete.
+struct CompileJob {
+  fs::path src, obj;
+  std::vector<fs::path> includes;
+  bool publish = false;
+};
+
 struct Builder {
   const Board& board;
   const VerifyOptions& opt;
   std::string log;
+  std::mutex log_mutex;
+
+  Builder(const Board& b, const VerifyOptions& o) : board(b), opt(o) {}
 
   std::vector<std::string> cflags() const {
     std::vector<std::string> f = board.cflags;
@@ -168,73 +184,95 @@ struct Builder {
     return f;
   }
 
-  bool compile(const fs::path& src, const fs::path& obj, const std::vector<fs::path>& includes, bool werror) {
+  bool compile(const CompileJob& job) {
+    fs::path out = job.publish ? fs::path(job.obj.string() + ".tmp" + std::to_string(::getpid()) + "-" +
+                                          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())))
+                               : job.obj;
     std::vector<std::string> cmd = {board.cc};
     auto f = cflags();
     cmd.insert(cmd.end(), f.begin(), f.end());
-    cmd.insert(cmd.end(), {"-std=c99", "-Wall", "-Wextra"});
-    if (werror) cmd.push_back("-Werror");
-    for (const auto& i : includes) cmd.push_back("-I" + i.string());
-    cmd.insert(cmd.end(), {"-c", src.string(), "-o", obj.string()});
+    cmd.insert(cmd.end(), {"-std=c99", "-Wall", "-Wextra", "-Werror"});
+    for (const auto& i : job.includes) cmd.push_back("-I" + i.string());
+    cmd.insert(cmd.end(), {"-c", job.src.string(), "-o", out.string()});
     ProcessResult r = run_process(cmd, 600);
     if (r.exit_code != 0) {
+      std::lock_guard<std::mutex> lock(log_mutex);
       log += command_line(cmd) + "\n" + r.output + r.error;
       return false;
     }
+    if (job.publish) {
+      // Another process may have published the same object meanwhile: the same bytes.
+      std::error_code ec;
+      fs::rename(out, job.obj, ec);
+      if (ec) fs::remove(out, ec);
+    }
     return true;
   }
+
+  // Compiles the jobs on as many threads as the machine has cores.
+  bool compile_all(const std::vector<CompileJob>& jobs) {
+    std::atomic<size_t> next{0};
+    std::atomic<bool> ok{true};
+    auto worker = [&]() {
+      for (size_t i; ok && (i = next++) < jobs.size();)
+        if (!compile(jobs[i])) ok = false;
+    };
+    size_t n = std::min<size_t>(jobs.size(), std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> threads;
+    for (size_t t = 1; t < n; ++t) threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads) t.join();
+    return ok;
+  }
+
+  fs::path cache_root() const { return opt.crt_cache_dir.empty() ? opt.work_dir / "crt-cache" : opt.crt_cache_dir; }
 
   // A folder in the cache named after the board, the flags and every file in
   // `inputs` (path, size, mtime), so editing any of them selects a fresh folder.
   fs::path cache_dir(const std::string& what, const std::vector<fs::path>& inputs) const {
     std::string key = board.name + " " + what;
     for (const auto& x : cflags()) key += " " + x;
-    for (const auto& sp : inputs) key += " " + sp.string() + ":" + std::to_string(fs::file_size(sp)) + ":" +
-                                         std::to_string(fs::last_write_time(sp).time_since_epoch().count());
+    for (const auto& sp : inputs) key += " " + file_key(sp);
     std::string hash = std::to_string(std::hash<std::string>{}(key));
-    fs::path root = opt.crt_cache_dir.empty() ? opt.work_dir / "crt-cache" : opt.crt_cache_dir;
-    return root / (board.name + (what == "crt" ? "" : "-" + what) + "-" + hash);
+    return cache_root() / (board.name + (what == "crt" ? "" : "-" + what) + "-" + hash);
   }
 
-  static std::vector<fs::path> c_and_h_files(const fs::path& dir) {
+  static std::string file_key(const fs::path& p) {
+    return p.string() + ":" + std::to_string(fs::file_size(p)) + ":" +
+           std::to_string(fs::last_write_time(p).time_since_epoch().count());
+  }
+
+  static std::vector<fs::path> files_with(const fs::path& dir, std::initializer_list<const char*> exts) {
     std::vector<fs::path> v;
     for (const auto& e : fs::recursive_directory_iterator(dir))
-      if (e.is_regular_file() && (e.path().extension() == ".c" || e.path().extension() == ".h")) v.push_back(e.path());
+      if (e.is_regular_file())
+        for (const char* x : exts)
+          if (e.path().extension() == x) v.push_back(e.path());
     std::sort(v.begin(), v.end());
     return v;
   }
 
-  // Publishes a finished temporary folder; another process may have won the race: use theirs.
-  static void publish(const fs::path& tmp, const fs::path& dir) {
-    std::error_code ec;
-    fs::rename(tmp, dir, ec);
-    if (ec) fs::remove_all(tmp, ec);
-  }
-
-  // The runtime and kernels, compiled once per board and flag set and reused.
-  fs::path crt_library() {
+  // The objects of the given runtime files (relative to crt/), each compiled once
+  // per board, flag set, headers and version of its source, and kept in the
+  // cache: a model needs only the kernels it calls, and the next model that
+  // calls them links the same objects. Empty if one did not compile.
+  std::vector<std::string> crt_objects(const std::vector<std::string>& files) {
     fs::path crt = kiln_home() / "crt";
-    std::vector<fs::path> srcs = c_and_h_files(crt);  // invalidate when any crt file changes
-    fs::path dir = cache_dir("crt", srcs);
-    fs::path lib = dir / "libkiln_crt.a";
-    if (fs::exists(lib)) return lib;
-    fs::path tmp = dir.string() + ".tmp" + std::to_string(::getpid());
-    fs::create_directories(tmp);
-    std::vector<std::string> ar = {board.ar, "rcs", (tmp / "libkiln_crt.a").string()};
-    int k = 0;
-    for (const auto& sp : srcs) {
-      if (sp.extension() != ".c") continue;
-      fs::path obj = tmp / (std::to_string(k++) + "_" + sp.stem().string() + ".o");
-      if (!compile(sp, obj, {crt / "include"}, true)) return {};
-      ar.push_back(obj.string());
+    fs::path dir = cache_dir("crt", files_with(crt, {".h"}));  // any header edit: all objects anew
+    fs::create_directories(dir);
+    std::vector<std::string> objs;
+    std::vector<CompileJob> jobs;
+    for (const auto& rel : files) {
+      fs::path src = crt / rel;
+      std::string name = rel;
+      for (auto& c : name)
+        if (c == '/') c = '_';
+      fs::path obj = dir / (fs::path(name).stem().string() + "-" + std::to_string(std::hash<std::string>{}(file_key(src))) + ".o");
+      if (!fs::exists(obj)) jobs.push_back({src, obj, {crt / "include"}, true});
+      objs.push_back(obj.string());
     }
-    ProcessResult r = run_process(ar, 120);
-    if (r.exit_code != 0) {
-      log += command_line(ar) + "\n" + r.output;
-      return {};
-    }
-    publish(tmp, dir);
-    return lib;
+    if (!compile_all(jobs)) return {};
+    return objs;
   }
 
   // The board's startup, support and runner objects: they do not depend on the
@@ -245,23 +283,19 @@ struct Builder {
     fs::path common = kiln_home() / "boards" / "common";
     fs::path crt_include = kiln_home() / "crt" / "include";
     std::vector<fs::path> inputs = board.sources;
-    for (const auto& p : c_and_h_files(common)) inputs.push_back(p);
-    for (const auto& p : c_and_h_files(crt_include)) inputs.push_back(p);
+    for (const auto& p : files_with(common, {".c", ".h"})) inputs.push_back(p);
+    for (const auto& p : files_with(crt_include, {".h"})) inputs.push_back(p);
     fs::path dir = cache_dir("board", inputs);
-    auto names = [&](const fs::path& d) {
-      std::vector<std::string> objs;
-      for (size_t k = 0; k < board.sources.size(); ++k)
-        objs.push_back((d / (std::to_string(k) + "_" + board.sources[k].stem().string() + ".o")).string());
-      return objs;
-    };
-    if (fs::exists(dir)) return names(dir);
-    fs::path tmp = dir.string() + ".tmp" + std::to_string(::getpid());
-    fs::create_directories(tmp);
-    std::vector<std::string> objs = names(tmp);
-    for (size_t k = 0; k < board.sources.size(); ++k)
-      if (!compile(board.sources[k], objs[k], {common, crt_include}, true)) return {};
-    publish(tmp, dir);
-    return names(dir);
+    fs::create_directories(dir);
+    std::vector<std::string> objs;
+    std::vector<CompileJob> jobs;
+    for (size_t k = 0; k < board.sources.size(); ++k) {
+      fs::path obj = dir / (std::to_string(k) + "_" + board.sources[k].stem().string() + ".o");
+      if (!fs::exists(obj)) jobs.push_back({board.sources[k], obj, {common, crt_include}, true});
+      objs.push_back(obj.string());
+    }
+    if (!compile_all(jobs)) return {};
+    return objs;
   }
 };
 
@@ -304,10 +338,19 @@ void parse_run_output(const std::string& out, const std::vector<VerifyCase>& cas
 
 bool prebuild_runtime(const VerifyOptions& opt, std::string* log) {
   Board board = load_board(opt.board);
-  Builder b{board, opt, ""};
-  bool ok = !b.crt_library().empty() && (board.sources.empty() || !b.board_objects().empty());
+  Builder b(board, opt);
+  bool ok = !b.crt_objects(all_runtime_files(kiln_home() / "crt")).empty() &&
+            (board.sources.empty() || !b.board_objects().empty());
   if (log) *log = b.log;
   return ok;
+}
+
+fs::path default_cache_dir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg != nullptr && *xdg == '/') return fs::path(xdg) / "kiln";
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && *home != '\0') return fs::path(home) / ".cache" / "kiln";
+  return {};
 }
 
 VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const VerifyOptions& opt) {
@@ -318,55 +361,63 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
   fs::create_directories(opt.work_dir);
   fs::path obj_dir = opt.work_dir / "obj";
   fs::create_directories(obj_dir);
-  Builder b{board, opt, ""};
-
-  fs::path lib = b.crt_library();
-  if (lib.empty()) {
-    report.failure = "the runtime did not build for board '" + board.name + "'";
+  Builder b(board, opt);
+  auto fail = [&](const std::string& why) {
+    report.failure = why;
     report.log = b.log;
     return report;
+  };
+
+  // The runtime files every module needs (the modules list them), once each.
+  std::set<std::string> crt_files;
+  for (const auto& c : cases) {
+    if (c.module->crt_sources.empty()) {
+      auto all = all_runtime_files(kiln_home() / "crt");  // a module from before the list existed
+      crt_files.insert(all.begin(), all.end());
+    }
+    crt_files.insert(c.module->crt_sources.begin(), c.module->crt_sources.end());
   }
+  std::vector<std::string> crt_objs = b.crt_objects({crt_files.begin(), crt_files.end()});
+  if (crt_objs.empty()) return fail("the runtime did not build for board '" + board.name + "'");
+  std::vector<std::string> board_objs = b.board_objects();
+  if (board_objs.empty() && !board.sources.empty())
+    return fail("board support for '" + board.name + "' did not compile");
+
   fs::path common = kiln_home() / "boards" / "common";
   fs::path crt_include = kiln_home() / "crt" / "include";
   std::vector<std::string> objects;
+  std::vector<CompileJob> module_jobs;
   int k = 0;
-  auto add = [&](const fs::path& src, const std::vector<fs::path>& inc) {
+  auto job = [&](const fs::path& src, const std::vector<fs::path>& inc) {
     fs::path obj = obj_dir / (std::to_string(k++) + "_" + src.stem().string() + ".o");
-    if (!b.compile(src, obj, inc, true)) return false;
+    module_jobs.push_back({src, obj, inc, false});
     objects.push_back(obj.string());
-    return true;
   };
   std::set<const CompiledModule*> built;
   for (const auto& c : cases) {
     if (!built.insert(c.module).second) continue;
-    for (const auto& s : c.module->sources)
-      if (!add(s, {c.module->dir, crt_include})) {
-        report.failure = "the generated C of module '" + c.module->module_name + "' did not compile";
-        report.log = b.log;
-        return report;
-      }
+    for (const auto& s : c.module->sources) job(s, {c.module->dir, crt_include});
   }
   fs::path data_c = opt.work_dir / "kiln_test_data.c";
   write_file(data_c, test_data_source(cases));
-  if (!add(data_c, {common, crt_include})) {
-    report.failure = "the test data did not compile";
-    report.log = b.log;
-    return report;
-  }
-  std::vector<std::string> board_objs = b.board_objects();
-  if (board_objs.empty() && !board.sources.empty()) {
-    report.failure = "board support for '" + board.name + "' did not compile";
-    report.log = b.log;
-    return report;
+  job(data_c, {common, crt_include});
+  if (!b.compile_all(module_jobs)) {
+    // Name the module whose file failed (the test data is the last job).
+    std::string why = "the test data did not compile";
+    for (const auto& c : cases)
+      for (const auto& s : c.module->sources)
+        if (b.log.find(s.string()) != std::string::npos)
+          why = "the generated C of module '" + c.module->module_name + "' did not compile";
+    return fail(why);
   }
   objects.insert(objects.end(), board_objs.begin(), board_objs.end());
+  objects.insert(objects.end(), crt_objs.begin(), crt_objs.end());
   fs::path elf = opt.work_dir / (board.kind == "host" ? "runner" : "runner.elf");
   std::vector<std::string> link = {board.cc};
   auto f = b.cflags();
   link.insert(link.end(), f.begin(), f.end());
   link.insert(link.end(), board.ldflags.begin(), board.ldflags.end());
   link.insert(link.end(), objects.begin(), objects.end());
-  link.push_back(lib.string());
   link.insert(link.end(), board.libs.begin(), board.libs.end());
   link.insert(link.end(), {"-o", elf.string()});
   ProcessResult lr = run_process(link, 300);

@@ -49,7 +49,9 @@ struct CaseResult {
 struct VerifyOptions {
   std::string board = "host";
   std::filesystem::path work_dir;        // firmware sources, objects, image
-  std::filesystem::path crt_cache_dir;   // prebuilt runtime per board+flags (default: work_dir/crt-cache)
+  // Runtime and board objects per board, flags and source version, shared by
+  // runs and processes (empty: work_dir/crt-cache, i.e. no sharing).
+  std::filesystem::path crt_cache_dir;
   double timeout_s = 300;
   bool sanitize = true;                  // host board: ASan + UBSan
   bool poison_dead = false;              // build with -DKILN_POISON_DEAD=1
@@ -77,6 +79,10 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
 // run_verify_cases calls (possibly in parallel processes) only link them.
 // Returns false, with the compiler output in *log, if they do not build.
 bool prebuild_runtime(const VerifyOptions& options, std::string* log);
+
+// Where runtime objects are cached by default: $XDG_CACHE_HOME/kiln, else
+// ~/.cache/kiln; empty when neither variable is set.
+std::filesystem::path default_cache_dir();
 
 // Compares an output against the expected tensor: floats |a-e| <= atol + rtol*|e|
 // (rtol 1e-3, atol 1e-7), NaN matches NaN; integers and bool exactly.

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "util/process.h"
@@ -227,6 +228,15 @@ TEST(Cli, HelpListsEveryCommand) {
     EXPECT_NE(c.output.find(flag), std::string::npos) << flag;
 }
 
+TEST(Cli, VersionNamesVersionCommitAndDataFolder) {
+  auto r = kiln_run({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.output.rfind("kiln 0.", 0), 0u) << r.output;
+  EXPECT_NE(r.output.find("(commit "), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("(commit )"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("data: "), std::string::npos) << r.output;
+}
+
 TEST(Cli, VerifyMismatchExitsNonZero) {
   TempDir t;
   // Expected outputs of data set 1 paired with the inputs of data set 0.
@@ -234,9 +244,71 @@ TEST(Cli, VerifyMismatchExitsNonZero) {
   fs::copy_file(fs::path(KILN_EXAMPLE_DIR) / "test_data_set_0" / "input_0.pb", t.path / "wrong" / "input_0.pb");
   fs::copy_file(fs::path(KILN_EXAMPLE_DIR) / "test_data_set_1" / "output_0.pb", t.path / "wrong" / "output_0.pb");
   auto r = kiln_run({"verify", std::string(KILN_EXAMPLE_DIR) + "/model.onnx", "--data", (t.path / "wrong").string(),
-                     "--board", "host", "--no-sanitize", "--work-dir", (t.path / "work").string()});
+                     "--board", "host", "--no-sanitize", "--no-cache", "--work-dir", (t.path / "work").string()});
   EXPECT_EQ(r.exit_code, 1) << r.output << r.error;
   EXPECT_NE(r.output.find("FAIL"), std::string::npos) << r.output;
+}
+
+// The runtime objects (name stem -> path) in a verify cache folder.
+std::map<std::string, fs::path> cached_objects(const fs::path& cache) {
+  std::map<std::string, fs::path> objs;
+  if (!fs::exists(cache)) return objs;
+  for (const auto& e : fs::recursive_directory_iterator(cache))
+    if (e.path().extension() == ".o") objs[e.path().stem().string()] = e.path();
+  return objs;
+}
+
+// `kiln verify` builds only the runtime files the module calls, keeps them in
+// $XDG_CACHE_HOME/kiln and reuses them on the next run; --no-cache leaves the
+// user's cache alone.
+TEST(Cli, VerifyCachesOnlyTheNeededRuntimeInTheUserCache) {
+  TempDir t;
+  const std::string model = std::string(KILN_EXAMPLE_DIR) + "/model.onnx";
+  const std::string data = std::string(KILN_EXAMPLE_DIR) + "/test_data_set_0";
+  auto verify = [&](const fs::path& xdg, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"env", "XDG_CACHE_HOME=" + xdg.string(), KILN_EXE, "verify", model, "--data", data,
+                                     "--board", "host", "--no-sanitize", "--work-dir", (t.path / "work").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_process(args, 300, /*merge_stderr=*/false);
+  };
+  auto r = verify(t.path / "xdg", {});
+  ASSERT_EQ(r.exit_code, 0) << r.output << r.error;
+  auto objs = cached_objects(t.path / "xdg" / "kiln");
+  // The CNN calls conv, gemm, maxpool, relu and softmax: those, the runtime and
+  // the two host board files, not the ~150 files of the whole runtime.
+  std::string names;
+  for (const auto& [stem, path] : objs) names += stem + " ";
+  EXPECT_LE(objs.size(), 10u) << names;
+  auto has = [&](const std::string& prefix) {
+    for (const auto& [stem, path] : objs)
+      if (stem.rfind(prefix, 0) == 0) return true;
+    return false;
+  };
+  for (const char* k : {"src_kernels_conv-", "src_kernels_gemm-", "src_kernels_softmax-", "src_runtime_kiln_crt-"})
+    EXPECT_TRUE(has(k)) << k << " not in: " << names;
+  EXPECT_FALSE(has("src_kernels_abs-")) << names;
+  // The module's build files list the same runtime files.
+  std::ifstream mk(t.path / "work" / "module" / "module.mk");
+  std::stringstream mks;
+  mks << mk.rdbuf();
+  EXPECT_NE(mks.str().find("src/kernels/conv.c"), std::string::npos) << mks.str();
+  EXPECT_EQ(mks.str().find("src/kernels/abs.c"), std::string::npos) << mks.str();
+
+  // A second run reuses every object: none is rewritten.
+  std::map<std::string, fs::file_time_type> before;
+  for (const auto& [stem, path] : objs) before[stem] = fs::last_write_time(path);
+  r = verify(t.path / "xdg", {});
+  ASSERT_EQ(r.exit_code, 0) << r.output << r.error;
+  auto again = cached_objects(t.path / "xdg" / "kiln");
+  EXPECT_EQ(again.size(), objs.size());
+  for (const auto& [stem, path] : again) EXPECT_EQ(fs::last_write_time(path), before[stem]) << stem;
+
+  r = verify(t.path / "xdg2", {"--no-cache"});
+  ASSERT_EQ(r.exit_code, 0) << r.output << r.error;
+  EXPECT_FALSE(fs::exists(t.path / "xdg2" / "kiln"));
+  r = verify(t.path / "xdg2", {"--no-cache", "--crt-cache", (t.path / "c").string()});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.error.find("--no-cache"), std::string::npos) << r.error;
 }
 
 }  // namespace

@@ -32,6 +32,8 @@ void register_text_lowerings();           // TfIdfVectorizer
 void register_misc_lowerings();           // Shrink EyeLike ReverseSequence Dropout (mask / runtime training_mode); calls the two below
 void register_sample_lowerings();         // GridSample RoiAlign
 void register_signal_lowerings();         // HannWindow HammingWindow BlackmanWindow DFT STFT MelWeightMatrix
+void register_qnn_conv_lowerings();      // KilnQConv2D KilnQDepthwiseConv2D (int8, docs/quantization.md)
+void register_qnn_fully_connected_lowerings(); // KilnQFullyConnected
 // (normalization.cpp also registers InstanceNormalization LayerNormalization LRN MeanVarianceNormalization)
 
 }  // namespace kiln

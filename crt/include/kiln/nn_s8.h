@@ -1,0 +1,122 @@
+/*
+ * Integer (int8) convolution, depthwise convolution and fully connected layers of
+ * quantized models (docs/quantization.md): NHWC int8 activations, int16 weights
+ * the compiler widened and laid out for the inner loop, int32 bias, and a
+ * per-output-channel requantization computed at compile time.
+ *
+ * Every kernel computes, per output element of channel c,
+ *   acc = bias[c] + sum over taps of (x + input_offset) * w      (int32, exact)
+ *   y   = clamp(output_offset + requant(acc, rq[c]), act_min, act_max)
+ * where input_offset = -x_zero_point and a padded tap contributes 0. requant is
+ * TFLite's MultiplyByQuantizedMultiplier, bit for bit (see kiln_s8_requant_t).
+ *
+ * The instruction-set path is chosen when the library is compiled: portable C,
+ * the Arm DSP extension (__ARM_FEATURE_DSP: SXTAB16 + SMLAD) or MVE
+ * (__ARM_FEATURE_MVE). All paths give identical results. The output must not
+ * alias any input. Weights, bias and requantization parameters are read-only and
+ * may live in flash.
+ */
+#ifndef KILN_NN_S8_H
+#define KILN_NN_S8_H
+
+#include "kiln/kernel_common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Requantization of one output channel, precomputed by the compiler from TFLite's
+ * Q31 multiplier M and shift S (real scale = M * 2^(S - 31)):
+ *   requant(acc) = (acc * multiplier + (acc < 0 ? round_neg : round_pos)) >> shift
+ * in 64 bits (arithmetic shift). With S >= 0: shift = 31 - S and
+ * round_pos = round_neg = 2^(30 - S); with S < 0 (e = -S): shift = 31 + e,
+ * round_pos = 2^30 + 2^(30 + e), round_neg = round_pos - 2^31. This is the double
+ * rounding of SaturatingRoundingDoublingHighMul then RoundingDivideByPOT folded
+ * into one rounding, exactly equal to it (a product that would saturate TFLite's
+ * int32 left shift clamps to the same act bound). The compiler stores the array as
+ * little-endian bytes; the struct is 24 bytes, 8-byte aligned.
+ */
+typedef struct {
+  int64_t round_pos;
+  int64_t round_neg;
+  int32_t multiplier; /* M, in [2^30, 2^31) or 0 */
+  int32_t shift;      /* total right shift, 1..62 */
+} kiln_s8_requant_t;
+
+/*
+ * Weight layout of kiln_conv2d_s8 and kiln_fully_connected_s8: int16, one row per
+ * output channel of kiln_s8_row_len(taps) values: the taps in (kh, kw, c) order
+ * (OHWI) followed by zeros up to a multiple of 4 (the inner loops read four at a
+ * time).
+ */
+#define KILN_S8_ROW_LEN(taps) ((((taps) + 3u) / 4u) * 4u)
+
+/*
+ * Conv2D, NHWC input [batch, in_h, in_w, in_c], output [batch, out_h, out_w, out_c],
+ * groups >= 1 (in_c and out_c divisible by it; output channel oc belongs to group
+ * oc / (out_c / groups)). Weights: out_c rows of KILN_S8_ROW_LEN(kernel_h * kernel_w
+ * * in_c / groups) int16 (see above). bias may be NULL (0). rq has out_c entries.
+ * scratch (int16-aligned, 4-byte aligned) holds the im2col columns of two output
+ * pixels: 2 * KILN_S8_ROW_LEN(taps) int16 (kiln_conv2d_s8_scratch_bytes).
+ * pad_top / pad_left are the leading pads; trailing pads follow from out_h / out_w.
+ */
+typedef struct {
+  int32_t batch, in_h, in_w, in_c;
+  int32_t out_h, out_w, out_c;
+  int32_t kernel_h, kernel_w;
+  int32_t stride_h, stride_w;
+  int32_t dilation_h, dilation_w;
+  int32_t pad_top, pad_left;
+  int32_t groups;
+  int32_t input_offset;  /* -x_zero_point, in [-127, 128] */
+  int32_t output_offset; /* y_zero_point */
+  int32_t act_min, act_max;
+} kiln_conv2d_s8_params_t;
+
+kiln_status_t kiln_conv2d_s8(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int16_t* w,
+                             const int32_t* bias, const kiln_s8_requant_t* rq, int8_t* y, int16_t* scratch);
+
+/*
+ * Depthwise Conv2D, NHWC, out_c = in_c * depth_multiplier; output channel oc reads
+ * input channel oc / depth_multiplier. Weights int16 [kernel_h, kernel_w, out_c]
+ * (TFLite's layout, widened). bias may be NULL. No scratch.
+ */
+typedef struct {
+  int32_t batch, in_h, in_w, in_c;
+  int32_t out_h, out_w, out_c;
+  int32_t kernel_h, kernel_w;
+  int32_t stride_h, stride_w;
+  int32_t dilation_h, dilation_w;
+  int32_t pad_top, pad_left;
+  int32_t depth_multiplier;
+  int32_t input_offset;
+  int32_t output_offset;
+  int32_t act_min, act_max;
+} kiln_depthwise_conv2d_s8_params_t;
+
+kiln_status_t kiln_depthwise_conv2d_s8(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x,
+                                       const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,
+                                       int8_t* y);
+
+/*
+ * Fully connected: x [rows, in_features] -> y [rows, out_features]. Weights: out_features
+ * rows of KILN_S8_ROW_LEN(in_features) int16. bias may be NULL. scratch holds
+ * 2 * KILN_S8_ROW_LEN(in_features) int16 (two input rows widened).
+ */
+typedef struct {
+  int32_t rows, in_features, out_features;
+  int32_t input_offset;
+  int32_t output_offset;
+  int32_t act_min, act_max;
+} kiln_fully_connected_s8_params_t;
+
+kiln_status_t kiln_fully_connected_s8(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
+                                      const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,
+                                      int8_t* y, int16_t* scratch);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_NN_S8_H */

@@ -1,0 +1,87 @@
+/*
+ * Int8 Conv2D (NHWC, groups, strides, dilations, leading pads) as im2col of two
+ * output pixels at a time + the register-blocked GEMM core of requant_s8.h: each
+ * pixel's receptive field is widened once to int16 (input offset added, padded
+ * taps 0) into scratch, then every block of four output channels is a 2x4 block
+ * of dot products (SMLAD on the DSP path). A 1x1 convolution is the same loop with
+ * one tap per pixel.
+ */
+#include "requant_s8.h"
+
+/* The im2col column of output pixel (oy, ox), group g, into dst (pair_stride 2 for a
+ * single column, 4 for one of an interleaved pair). */
+static void conv_column(const kiln_conv2d_s8_params_t* p, const int8_t* xb, int32_t oy, int32_t ox, int32_t g,
+                        int32_t cin_g, int32_t row_len, int16_t* dst, int32_t pair_stride) {
+  const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
+  const int32_t taps = p->kernel_h * p->kernel_w * cin_g;
+  int32_t ky, kx, c, k = 0;
+  if (cin_g % 2 == 0) {
+    /* Every tap is a run of cin_g channels starting on a pair boundary. */
+    for (ky = 0; ky < p->kernel_h; ++ky) {
+      const int32_t iy = iy0 + ky * p->dilation_h;
+      for (kx = 0; kx < p->kernel_w; ++kx) {
+        const int32_t ix = ix0 + kx * p->dilation_w;
+        int16_t* d = dst + (k / 2) * pair_stride;
+        if (iy < 0 || iy >= p->in_h || ix < 0 || ix >= p->in_w)
+          kiln_s8_zero_pairs(d, cin_g, pair_stride);
+        else
+          kiln_s8_widen_pairs(d, xb + ((int64_t)iy * p->in_w + ix) * p->in_c + (int64_t)g * cin_g, cin_g,
+                              p->input_offset, pair_stride);
+        k += cin_g;
+      }
+    }
+  } else {
+    /* Odd channel counts (e.g. a single-channel input): element by element. */
+    for (ky = 0; ky < p->kernel_h; ++ky) {
+      const int32_t iy = iy0 + ky * p->dilation_h;
+      for (kx = 0; kx < p->kernel_w; ++kx) {
+        const int32_t ix = ix0 + kx * p->dilation_w;
+        const int inside = iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w;
+        const int8_t* src = inside ? xb + ((int64_t)iy * p->in_w + ix) * p->in_c + (int64_t)g * cin_g : xb;
+        for (c = 0; c < cin_g; ++c, ++k)
+          dst[(k / 2) * pair_stride + (k & 1)] = inside ? (int16_t)(src[c] + p->input_offset) : 0;
+      }
+    }
+  }
+  for (k = taps; k < row_len; ++k) dst[(k / 2) * pair_stride + (k & 1)] = 0;
+}
+
+kiln_status_t kiln_conv2d_s8(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int16_t* w,
+                             const int32_t* bias, const kiln_s8_requant_t* rq, int8_t* y, int16_t* scratch) {
+  int32_t b, g, pix, cin_g, cout_g, row_len, n_pix;
+  int64_t group_weights;
+  kiln_s8_output_t o;
+  if (p == NULL || x == NULL || w == NULL || rq == NULL || y == NULL || scratch == NULL) return KILN_ERR_NULL_POINTER;
+  if (p->groups <= 0 || p->in_c % p->groups != 0 || p->out_c % p->groups != 0 || p->kernel_h <= 0 ||
+      p->kernel_w <= 0 || p->stride_h <= 0 || p->stride_w <= 0 || p->dilation_h <= 0 || p->dilation_w <= 0)
+    return KILN_ERR_BAD_ARGUMENT;
+  cin_g = p->in_c / p->groups;
+  cout_g = p->out_c / p->groups;
+  row_len = (int32_t)KILN_S8_ROW_LEN((uint32_t)(p->kernel_h * p->kernel_w * cin_g));
+  group_weights = (int64_t)((cout_g + 3) / 4) * 4 * row_len;
+  n_pix = p->out_h * p->out_w;
+  o.output_offset = p->output_offset;
+  o.act_min = p->act_min;
+  o.act_max = p->act_max;
+  for (b = 0; b < p->batch; ++b) {
+    const int8_t* xb = x + (int64_t)b * p->in_h * p->in_w * p->in_c;
+    int8_t* yb = y + (int64_t)b * n_pix * p->out_c;
+    for (pix = 0; pix < n_pix; pix += 2) {
+      const int two = pix + 1 < n_pix;
+      const int32_t oy0 = pix / p->out_w, ox0 = pix % p->out_w;
+      const int32_t oy1 = (pix + 1) / p->out_w, ox1 = (pix + 1) % p->out_w;
+      int8_t* y0 = yb + (int64_t)pix * p->out_c;
+      for (g = 0; g < p->groups; ++g) {
+        if (two) {
+          conv_column(p, xb, oy0, ox0, g, cin_g, row_len, scratch, 4);
+          conv_column(p, xb, oy1, ox1, g, cin_g, row_len, scratch + 2, 4);
+        } else {
+          conv_column(p, xb, oy0, ox0, g, cin_g, row_len, scratch, 2);
+        }
+        kiln_s8_gemm_columns(scratch, row_len, w + g * group_weights, bias != NULL ? bias + g * cout_g : NULL,
+                             rq + g * cout_g, cout_g, &o, y0 + g * cout_g, two ? y0 + p->out_c + g * cout_g : NULL);
+      }
+    }
+  }
+  return KILN_OK;
+}

@@ -1,0 +1,140 @@
+// KilnQConv2D -> kiln_conv2d_s8 and KilnQDepthwiseConv2D -> kiln_depthwise_conv2d_s8
+// (docs/quantization.md). The lowering does at compile time what an interpreter
+// would do per inference: the weights are widened to int16 and laid out in the
+// order the kernel's inner loop reads them (blocks of four output channels with
+// interleaved tap pairs for Conv2D; [KH, KW, Cout] for depthwise), and each
+// channel's requant_scale becomes a kiln_s8_requant_t. The original int8 weights
+// are not emitted. Scratch: the im2col columns of two output pixels.
+#include "lower/lower_util.h"
+#include "lower/ops/ops.h"
+#include "lower/ops/qnn_s8_params.h"
+#include "util/error.h"
+
+namespace kiln {
+
+namespace {
+
+struct Geometry2D {
+  int64_t n, in_h, in_w, in_c, out_h, out_w, out_c;
+  int64_t kernel_h, kernel_w;
+  std::vector<int64_t> strides, dilations, pads;
+};
+
+// Shapes and spatial attributes of a KilnQ conv, checked against each other.
+Geometry2D conv_geometry(const Node& n, int64_t kernel_h, int64_t kernel_w) {
+  const Value *x = n.input(0), *y = n.outputs.at(0);
+  if (!x) throw CompileError(n.describe() + ": needs an input");
+  require_dtype(n, x, DType::Int8, "input");
+  require_dtype(n, y, DType::Int8, "output");
+  if (x->shape.size() != 4 || y->shape.size() != 4)
+    throw CompileError(n.describe() + ": input and output must be NHWC (rank 4), got " + shape_str(x->shape) + " -> " +
+                       shape_str(y->shape));
+  check_fits_32bit(n, x->shape);
+  check_fits_32bit(n, y->shape);
+  Geometry2D g{x->shape[0], x->shape[1], x->shape[2], x->shape[3], y->shape[1], y->shape[2], y->shape[3],
+               kernel_h,    kernel_w,    n.attr_ints("strides", {1, 1}), n.attr_ints("dilations", {1, 1}),
+               n.attr_ints("pads", {0, 0, 0, 0})};
+  if (g.strides.size() != 2 || g.dilations.size() != 2 || g.pads.size() != 4)
+    throw CompileError(n.describe() + ": strides and dilations need 2 values, pads 4 [top, left, bottom, right]");
+  for (int64_t v : g.strides)
+    if (v < 1) throw CompileError(n.describe() + ": strides must be >= 1");
+  for (int64_t v : g.dilations)
+    if (v < 1) throw CompileError(n.describe() + ": dilations must be >= 1");
+  for (int64_t v : g.pads)
+    if (v < 0) throw CompileError(n.describe() + ": pads must be >= 0");
+  if (y->shape[0] != g.n) throw CompileError(n.describe() + ": batch of input and output differ");
+  const int64_t oh = (g.in_h + g.pads[0] + g.pads[2] - (g.dilations[0] * (kernel_h - 1) + 1)) / g.strides[0] + 1;
+  const int64_t ow = (g.in_w + g.pads[1] + g.pads[3] - (g.dilations[1] * (kernel_w - 1) + 1)) / g.strides[1] + 1;
+  if (oh != g.out_h || ow != g.out_w)
+    throw CompileError(n.describe() + ": output " + shape_str(y->shape) + " does not match the input " +
+                       shape_str(x->shape) + ", kernel, strides, dilations and pads (expected " + std::to_string(oh) +
+                       "x" + std::to_string(ow) + ")");
+  return g;
+}
+
+std::string geometry_fields(const Geometry2D& g) {
+  return ParamsInit()
+      .i("batch", g.n).i("in_h", g.in_h).i("in_w", g.in_w).i("in_c", g.in_c)
+      .i("out_h", g.out_h).i("out_w", g.out_w).i("out_c", g.out_c)
+      .i("kernel_h", g.kernel_h).i("kernel_w", g.kernel_w)
+      .i("stride_h", g.strides[0]).i("stride_w", g.strides[1])
+      .i("dilation_h", g.dilations[0]).i("dilation_w", g.dilations[1])
+      .i("pad_top", g.pads[0]).i("pad_left", g.pads[1])
+      .str();
+}
+
+// "{ a, b }" + ", c" -> "{ a, b, c }"
+std::string append_fields(const std::string& init, const std::string& more) {
+  std::string head = init.substr(0, init.rfind('}'));
+  while (!head.empty() && head.back() == ' ') head.pop_back();
+  return head + (head.size() > 1 ? ", " : " ") + more + " }";
+}
+
+KernelCall lower_qconv2d(const Node& n) {
+  const Value* w = n.input(1);
+  if (!w || w->shape.size() != 4)
+    throw CompileError(n.describe() + ": weights must be constant [Cout, KH, KW, Cin/group]");
+  const Geometry2D g = conv_geometry(n, w->shape[1], w->shape[2]);
+  const int64_t groups = n.attr_int("group", 1);
+  if (groups < 1 || g.in_c % groups != 0 || g.out_c % groups != 0 || w->shape[0] != g.out_c ||
+      w->shape[3] != g.in_c / groups)
+    throw CompileError(n.describe() + ": weights " + shape_str(w->shape) + " do not match group=" +
+                       std::to_string(groups) + ", input channels " + std::to_string(g.in_c) + " and output channels " +
+                       std::to_string(g.out_c));
+  const int64_t taps = g.kernel_h * g.kernel_w * (g.in_c / groups);
+  check_s8_accumulator(n, taps);
+  check_s8_bias(n, 2, g.out_c);
+  const S8Quant q = read_s8_quant(n, g.out_c);
+  KernelCall k;
+  k.params_type = "kiln_conv2d_s8_params_t";
+  k.params_init = append_fields(geometry_fields(g), ".groups = " + std::to_string(groups) + ", " + s8_quant_fields(q));
+  k.constants.push_back(s8_weight_blocks(s8_weights(n, 1), groups, g.out_c / groups, taps));
+  k.constants.push_back(s8_requant_table(q.requant_scale));
+  k.unread_inputs.push_back(1);
+  k.scratch.push_back({"im2col", uint64_t(2 * s8_row_len(taps) * 2), 8});
+  k.call = std::string("kiln_conv2d_s8(&$params, $in0, $const0, ") + (n.input(2) ? "$in2" : "NULL") +
+           ", (const kiln_s8_requant_t*)$const1, $out0, (int16_t*)$scratch0)";
+  return k;
+}
+
+KernelCall lower_qdepthwise_conv2d(const Node& n) {
+  const Value* w = n.input(1);
+  // [KH, KW, Cout], or TFLite's [1, KH, KW, Cout].
+  Shape ws = w ? w->shape : Shape{};
+  if (ws.size() == 4 && ws[0] == 1) ws.erase(ws.begin());
+  if (!w || ws.size() != 3) throw CompileError(n.describe() + ": weights must be constant [KH, KW, Cout]");
+  const Geometry2D g = conv_geometry(n, ws[0], ws[1]);
+  const int64_t mult = n.attr_int("depth_multiplier", 1);
+  if (mult < 1 || g.out_c != g.in_c * mult || ws[2] != g.out_c)
+    throw CompileError(n.describe() + ": weights " + shape_str(w->shape) + " do not match input channels " +
+                       std::to_string(g.in_c) + " x depth_multiplier " + std::to_string(mult) + " = " +
+                       std::to_string(g.out_c) + " output channels");
+  check_s8_accumulator(n, g.kernel_h * g.kernel_w);
+  check_s8_bias(n, 2, g.out_c);
+  const S8Quant q = read_s8_quant(n, g.out_c);
+  const std::vector<int64_t> wv = s8_weights(n, 1);
+  std::vector<uint8_t> bytes;
+  for (int64_t v : wv) {
+    bytes.push_back(uint8_t(uint16_t(int16_t(v))));
+    bytes.push_back(uint8_t(uint16_t(int16_t(v)) >> 8));
+  }
+  KernelCall k;
+  k.params_type = "kiln_depthwise_conv2d_s8_params_t";
+  k.params_init = append_fields(geometry_fields(g),
+                                ".depth_multiplier = " + std::to_string(mult) + ", " + s8_quant_fields(q));
+  k.constants.push_back(Constant::from_bytes(DType::Int16, {int64_t(wv.size())}, std::move(bytes)));
+  k.constants.push_back(s8_requant_table(q.requant_scale));
+  k.unread_inputs.push_back(1);
+  k.call = std::string("kiln_depthwise_conv2d_s8(&$params, $in0, $const0, ") + (n.input(2) ? "$in2" : "NULL") +
+           ", (const kiln_s8_requant_t*)$const1, $out0)";
+  return k;
+}
+
+}  // namespace
+
+void register_qnn_conv_lowerings() {
+  register_lowering("KilnQConv2D", lower_qconv2d);
+  register_lowering("KilnQDepthwiseConv2D", lower_qdepthwise_conv2d);
+}
+
+}  // namespace kiln

@@ -1,0 +1,47 @@
+// KilnQFullyConnected -> kiln_fully_connected_s8 (docs/quantization.md): the int8
+// weights [Nout, K] are widened to int16 blocks of four output rows with
+// interleaved pairs (the kernel's read order), requant_scale becomes one
+// kiln_s8_requant_t per output; scratch holds two widened input rows.
+#include "lower/lower_util.h"
+#include "lower/ops/ops.h"
+#include "lower/ops/qnn_s8_params.h"
+#include "util/error.h"
+
+namespace kiln {
+
+namespace {
+
+KernelCall lower_qfully_connected(const Node& n) {
+  const Value *x = n.input(0), *w = n.input(1), *y = n.outputs.at(0);
+  if (!x || !w) throw CompileError(n.describe() + ": needs an input and constant weights");
+  require_dtype(n, x, DType::Int8, "input");
+  require_dtype(n, y, DType::Int8, "output");
+  if (x->shape.size() != 2 || w->shape.size() != 2 || y->shape.size() != 2)
+    throw CompileError(n.describe() + ": input [M, K], weights [Nout, K] and output [M, Nout] must be matrices");
+  const int64_t rows = x->shape[0], k = x->shape[1], nout = w->shape[0];
+  if (w->shape[1] != k || y->shape[0] != rows || y->shape[1] != nout)
+    throw CompileError(n.describe() + ": shapes do not match: " + shape_str(x->shape) + " x " + shape_str(w->shape) +
+                       "^T -> " + shape_str(y->shape));
+  check_fits_32bit(n, x->shape);
+  check_fits_32bit(n, y->shape);
+  check_s8_accumulator(n, k);
+  check_s8_bias(n, 2, nout);
+  const S8Quant q = read_s8_quant(n, nout);
+  KernelCall kc;
+  kc.params_type = "kiln_fully_connected_s8_params_t";
+  kc.params_init = "{ .rows = " + std::to_string(rows) + ", .in_features = " + std::to_string(k) +
+                   ", .out_features = " + std::to_string(nout) + ", " + s8_quant_fields(q) + " }";
+  kc.constants.push_back(s8_weight_blocks(s8_weights(n, 1), 1, nout, k));
+  kc.constants.push_back(s8_requant_table(q.requant_scale));
+  kc.unread_inputs.push_back(1);
+  kc.scratch.push_back({"widened_rows", uint64_t(2 * s8_row_len(k) * 2), 8});
+  kc.call = std::string("kiln_fully_connected_s8(&$params, $in0, $const0, ") + (n.input(2) ? "$in2" : "NULL") +
+            ", (const kiln_s8_requant_t*)$const1, $out0, (int16_t*)$scratch0)";
+  return kc;
+}
+
+}  // namespace
+
+void register_qnn_fully_connected_lowerings() { register_lowering("KilnQFullyConnected", lower_qfully_connected); }
+
+}  // namespace kiln

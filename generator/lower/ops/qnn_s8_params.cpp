@@ -1,0 +1,117 @@
+#include "lower/ops/qnn_s8_params.h"
+
+#include <cmath>
+
+#include "lower/lower_util.h"
+#include "quant/fixed_point.h"
+#include "util/error.h"
+
+namespace kiln {
+
+namespace {
+
+void check_int8(const Node& n, const char* attr, int64_t v) {
+  if (v < -128 || v > 127)
+    throw CompileError(n.describe() + ": " + attr + " = " + std::to_string(v) + " is outside int8 [-128, 127]");
+}
+
+void put_le(std::vector<uint8_t>& out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(uint8_t(v >> (8 * i)));
+}
+
+}  // namespace
+
+S8Quant read_s8_quant(const Node& n, int64_t channels) {
+  S8Quant q;
+  q.x_zero_point = n.attr_int("x_zero_point", 0);
+  q.y_zero_point = n.attr_int("y_zero_point", 0);
+  q.act_min = n.attr_int("act_min", -128);
+  q.act_max = n.attr_int("act_max", 127);
+  check_int8(n, "x_zero_point", q.x_zero_point);
+  check_int8(n, "y_zero_point", q.y_zero_point);
+  check_int8(n, "act_min", q.act_min);
+  check_int8(n, "act_max", q.act_max);
+  if (q.act_min > q.act_max) throw CompileError(n.describe() + ": act_min is above act_max");
+  if (!n.has_attr("requant_scale")) throw CompileError(n.describe() + ": needs the requant_scale attribute");
+  std::vector<double> s = n.attr_floats("requant_scale");
+  if (s.size() != 1 && int64_t(s.size()) != channels)
+    throw CompileError(n.describe() + ": requant_scale has " + std::to_string(s.size()) + " values, expected 1 or " +
+                       std::to_string(channels));
+  for (double v : s)
+    if (!std::isfinite(v) || v <= 0.0) throw CompileError(n.describe() + ": requant_scale must be positive and finite");
+  q.requant_scale = s.size() == 1 ? std::vector<double>(size_t(channels), s[0]) : s;
+  return q;
+}
+
+std::string s8_quant_fields(const S8Quant& q) {
+  return ".input_offset = " + std::to_string(-q.x_zero_point) + ", .output_offset = " + std::to_string(q.y_zero_point) +
+         ", .act_min = " + std::to_string(q.act_min) + ", .act_max = " + std::to_string(q.act_max);
+}
+
+ConstantPtr s8_requant_table(const std::vector<double>& scales) {
+  std::vector<uint8_t> bytes;
+  for (double s : scales) {
+    const quant::QuantizedMultiplier qm = quant::quantize_multiplier(s);
+    int64_t round_pos, round_neg;
+    int32_t shift;
+    if (qm.shift >= 0) {  // left shift S: (acc * M + 2^(30-S)) >> (31-S), no sign correction
+      shift = 31 - qm.shift;
+      round_pos = round_neg = int64_t(1) << (30 - qm.shift);
+    } else {  // right shift e: SRDHM then RoundingDivideByPOT folded, ties away from zero
+      const int e = -qm.shift;
+      shift = 31 + e;
+      round_pos = (int64_t(1) << 30) + (int64_t(1) << (30 + e));
+      round_neg = round_pos - (int64_t(1) << 31);
+    }
+    put_le(bytes, uint64_t(round_pos), 8);
+    put_le(bytes, uint64_t(round_neg), 8);
+    put_le(bytes, uint64_t(uint32_t(qm.multiplier)), 4);
+    put_le(bytes, uint64_t(uint32_t(shift)), 4);
+  }
+  const int64_t count = int64_t(bytes.size());
+  return Constant::from_bytes(DType::UInt8, {count}, std::move(bytes));
+}
+
+int64_t s8_row_len(int64_t taps) { return (taps + 3) / 4 * 4; }
+
+ConstantPtr s8_weight_blocks(const std::vector<int64_t>& w, int64_t groups, int64_t rows_per_group, int64_t taps) {
+  const int64_t row_len = s8_row_len(taps), blocks = (rows_per_group + 3) / 4;
+  std::vector<uint8_t> bytes(size_t(groups * blocks * 4 * row_len * 2), 0);
+  auto put = [&](int64_t idx, int64_t v) {
+    bytes[size_t(idx * 2)] = uint8_t(uint16_t(int16_t(v)));
+    bytes[size_t(idx * 2 + 1)] = uint8_t(uint16_t(int16_t(v)) >> 8);
+  };
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t r = 0; r < rows_per_group; ++r)
+      for (int64_t k = 0; k < taps; ++k) {
+        const int64_t block = r / 4, lane = r % 4;
+        const int64_t dst = (g * blocks + block) * 4 * row_len + (k / 2) * 8 + lane * 2 + (k % 2);
+        put(dst, w[size_t((g * rows_per_group + r) * taps + k)]);
+      }
+  const int64_t count = int64_t(bytes.size() / 2);
+  return Constant::from_bytes(DType::Int16, {count}, std::move(bytes));
+}
+
+void check_s8_accumulator(const Node& n, int64_t taps) {
+  // |bias| < 2^31 is the front end's; the sum of products stays below 2^30.
+  if (taps * 255 * 128 >= (int64_t(1) << 30))
+    throw CompileError(n.describe() + ": " + std::to_string(taps) + " taps per output could overflow the int32 accumulator");
+}
+
+std::vector<int64_t> s8_weights(const Node& n, size_t i) {
+  const Value* w = n.input(i);
+  if (!w) throw CompileError(n.describe() + ": needs constant weights");
+  require_dtype(n, w, DType::Int8, "weights");
+  return constant_input(n, i, "weights")->to_int64s();
+}
+
+void check_s8_bias(const Node& n, size_t i, int64_t channels) {
+  const Value* b = n.input(i);
+  if (!b) return;
+  require_dtype(n, b, DType::Int32, "bias");
+  if (shape_elements(b->shape) != channels)
+    throw CompileError(n.describe() + ": bias has " + std::to_string(shape_elements(b->shape)) + " values, expected " +
+                       std::to_string(channels));
+}
+
+}  // namespace kiln

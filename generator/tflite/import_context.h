@@ -1,0 +1,106 @@
+// What every TFLite operator mapping uses: the validated model, the graph being
+// built, and helpers that check an operator's inputs and create IR nodes.
+//
+// One mapping function per TFLite operator (ops_*.cpp) turns one Operator into
+// IR nodes. The checks here throw CompileError naming the operator and its index.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "tflite/tflite_file.h"
+#include "tflite/tflite_schema_generated.h"
+
+namespace kiln::tflite {
+
+class ImportContext {
+ public:
+  ImportContext(const Model& model, Graph& graph, std::string file);
+
+  const Model& model() const { return model_; }
+  Graph& graph() { return graph_; }
+
+  // ---- checking an operator ---------------------------------------------------
+  // Throws "<file>: <OP> (operator i): <what>".
+  [[noreturn]] void fail(const Operator& op, const std::string& what) const;
+  // Inputs in [min, max] (omitted trailing ones count) and exactly `outputs` outputs.
+  void require_arity(const Operator& op, size_t min_inputs, size_t max_inputs, size_t outputs) const;
+  // The tensor at input `i`; fails when it is omitted (-1) or past the end.
+  const Tensor& input(const Operator& op, size_t i) const;
+  // True when input `i` is present (not -1 and not past the end).
+  bool has_input(const Operator& op, size_t i) const;
+  const Tensor& output(const Operator& op, size_t i) const;
+  // Input `i` must be a constant; its data.
+  ConstantPtr constant_input(const Operator& op, size_t i) const;
+  void require_rank(const Operator& op, const Tensor& t, size_t rank) const;
+  void require_dtype(const Operator& op, const Tensor& t, DType dtype) const;
+  // The operator's builtin options as `T`; fails when absent or of another type
+  // (`required`), or returns null when absent and not required.
+  template <class T>
+  const T* options(const Operator& op, bool required = true) const {
+    const T* o = op.fb->builtin_options_as<T>();
+    if (!o && (required || op.fb->builtin_options_type() != tflite_fb::BuiltinOptions::NONE))
+      fail(op, std::string("missing or wrong builtin options (expected ") +
+                   tflite_fb::EnumNameBuiltinOptions(tflite_fb::BuiltinOptionsTraits<T>::enum_value) + ")");
+    return o;
+  }
+
+  // ---- quantization -------------------------------------------------------------
+  // The single (per-tensor) scale and zero point of `t`; fails if it has none or many.
+  float scale(const Operator& op, const Tensor& t) const;
+  int64_t zero_point(const Operator& op, const Tensor& t) const;
+  // act_min/act_max of a fused activation on an int8 output, as TFLite computes them.
+  std::pair<int64_t, int64_t> activation_range_int8(const Operator& op, tflite_fb::ActivationFunctionType act,
+                                                    const Tensor& out) const;
+
+  // ---- building the graph -------------------------------------------------------
+  // The IR value of a tensor (an input, a constant or an earlier operator's output).
+  Value* value(const Operator& op, size_t input_index);
+  // Creates the IR value of output `i` (fails if a tensor is produced twice).
+  Value* output_value(const Operator& op, size_t i);
+  // A fresh intermediate value / constant value.
+  Value* temp(const Operator& op, DType dtype, Shape shape, const std::string& what);
+  Value* constant(const Operator& op, ConstantPtr c, const std::string& what);
+  Value* int64s(const Operator& op, const std::vector<int64_t>& v, const std::string& what);
+  // Appends a node named after the operator ("CONV_2D_3", "CONV_2D_3/what").
+  Node* add(const Operator& op, const std::string& op_type, std::vector<Value*> inputs,
+            std::vector<Value*> outputs, const std::string& what = "");
+
+  // Graph inputs and outputs (importer).
+  Value* graph_input(int tensor);
+  Value* tensor_value(int tensor) const { return values_[tensor]; }
+
+ private:
+  std::string value_name(const Tensor& t);
+
+  const Model& model_;
+  Graph& graph_;
+  std::string file_;
+  std::vector<Value*> values_;  // per tensor; null until created
+};
+
+// One mapping per operator code and flavor; ops_*.cpp register theirs. An Any
+// mapping handles every dtype itself (data movement, QUANTIZE); otherwise the
+// dtype of input 0 picks the Int8 or the Float mapping.
+using OpMapping = std::function<void(ImportContext&, const Operator&)>;
+enum class OpFlavor { Int8, Float, Any };
+void register_op(tflite_fb::BuiltinOperator code, OpFlavor flavor, OpMapping fn);
+// Maps `op` into the graph, or throws naming why it cannot.
+void map_operator(ImportContext& ctx, const Operator& op);
+
+// Registration from the ops_*.cpp files (called once by the importer).
+void register_quantized_ops();
+void register_float_ops();
+void register_layout_ops();
+
+// SAME/VALID padding as TFLite computes it, for one spatial axis: the padding
+// before and after and the output size.
+struct AxisPadding {
+  int64_t before = 0, after = 0, out = 0;
+};
+AxisPadding tflite_padding(tflite_fb::Padding padding, int64_t in, int64_t filter, int64_t stride, int64_t dilation);
+
+}  // namespace kiln::tflite

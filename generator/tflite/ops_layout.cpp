@@ -1,0 +1,331 @@
+// Data movement and the float boundary: operators that work on any dtype.
+//
+// They stay ordinary ONNX ops on the tensor's own dtype (docs/quantization.md):
+// the shapes come from the file's output tensors, which load_tflite validated,
+// so a reshape-like operator needs nothing but its output shape.
+
+#include <algorithm>
+
+#include "tflite/import_context.h"
+#include "tflite/lookup_tables.h"
+
+namespace kiln::tflite {
+
+namespace fb = kiln::tflite_fb;
+
+void quantize_int8_to_int8(ImportContext& c, const Operator& op);  // ops_quantized.cpp
+
+namespace {
+
+// Quantized data movement keeps the bytes: the output must carry the input's
+// quantization (TFLite's kernels copy bytes too, and the converter writes equal
+// parameters), or the result would be silently reinterpreted.
+void require_same_quantization(ImportContext& c, const Operator& op, const Tensor& a, const Tensor& b) {
+  if (a.dtype != b.dtype)
+    c.fail(op, "input '" + a.name + "' is " + dtype_name(a.dtype) + " but output '" + b.name + "' is " +
+                   dtype_name(b.dtype));
+  if (a.quant.scale != b.quant.scale || a.quant.zero_point != b.quant.zero_point)
+    c.fail(op, "input '" + a.name + "' and output '" + b.name + "' have different quantization");
+}
+
+// RESHAPE, SQUEEZE, EXPAND_DIMS: the output tensor's shape says it all.
+void reshape(ImportContext& c, const Operator& op, size_t max_inputs) {
+  c.require_arity(op, 1, max_inputs, 1);
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  require_same_quantization(c, op, x, y);
+  if (shape_elements(x.shape) != shape_elements(y.shape))
+    c.fail(op, "cannot reshape " + shape_str(x.shape) + " to " + shape_str(y.shape));
+  c.add(op, "Reshape", {c.value(op, 0), c.int64s(op, y.shape, "shape")}, {c.output_value(op, 0)});
+}
+
+// QUANTIZE: float -> int8 is QuantizeLinear; int8 -> int8 a requantization table.
+void quantize(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 1, 1, 1);
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  c.require_dtype(op, y, DType::Int8);
+  if (x.dtype == DType::Int8) return quantize_int8_to_int8(c, op);
+  c.require_dtype(op, x, DType::Float32);
+  if (x.shape != y.shape) c.fail(op, "input and output shapes differ");
+  Value* s = c.constant(op, Constant::from_floats({}, {c.scale(op, y)}), "scale");
+  Value* z = c.constant(op, Constant::from_wide(DType::Int8, {}, {WideNum{.i = c.zero_point(op, y)}}), "zero_point");
+  c.add(op, "QuantizeLinear", {c.value(op, 0), s, z}, {c.output_value(op, 0)});
+}
+
+// DEQUANTIZE: int8 -> float is DequantizeLinear.
+void dequantize(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 1, 1, 1);
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  c.require_dtype(op, x, DType::Int8);
+  c.require_dtype(op, y, DType::Float32);
+  if (x.shape != y.shape) c.fail(op, "input and output shapes differ");
+  Value* s = c.constant(op, Constant::from_floats({}, {c.scale(op, x)}), "scale");
+  Value* z = c.constant(op, Constant::from_wide(DType::Int8, {}, {WideNum{.i = c.zero_point(op, x)}}), "zero_point");
+  c.add(op, "DequantizeLinear", {c.value(op, 0), s, z}, {c.output_value(op, 0)});
+}
+
+// The int32/int64 elements of a constant input (paddings, perm, begin/end, axis).
+std::vector<int64_t> const_ints(ImportContext& c, const Operator& op, size_t i) {
+  const Tensor& t = c.input(op, i);
+  if (t.dtype != DType::Int32 && t.dtype != DType::Int64)
+    c.fail(op, "input " + std::to_string(i) + " ('" + t.name + "') must be int32 or int64");
+  return c.constant_input(op, i)->to_int64s();
+}
+
+// An axis in [-rank, rank) made non-negative.
+int64_t normalize_axis(ImportContext& c, const Operator& op, int64_t axis, size_t rank) {
+  if (axis < -int64_t(rank) || axis >= int64_t(rank))
+    c.fail(op, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return axis < 0 ? axis + int64_t(rank) : axis;
+}
+
+// The value of input `i`, requantized to `to`'s quantization by a lookup table
+// when an int8 input's quantization differs (CONCATENATION, PACK).
+Value* requantized_input(ImportContext& c, const Operator& op, size_t i, const Tensor& to) {
+  const Tensor& t = c.input(op, i);
+  if (t.dtype != to.dtype) c.fail(op, "input '" + t.name + "' is " + dtype_name(t.dtype) + ", expected " + dtype_name(to.dtype));
+  if (t.dtype != DType::Int8 || (t.quant.scale == to.quant.scale && t.quant.zero_point == to.quant.zero_point))
+    return c.value(op, i);
+  const QuantParams in{c.scale(op, t), int32_t(c.zero_point(op, t))};
+  const QuantParams out{c.scale(op, to), int32_t(c.zero_point(op, to))};
+  Value* r = c.temp(op, DType::Int8, t.shape, "requantized");
+  c.add(op, "KilnQLookup", {c.value(op, i), c.constant(op, table_constant(requantize_table(in, out)), "table")}, {r},
+        "requantize_" + std::to_string(i));
+  return r;
+}
+
+void concatenation(ImportContext& c, const Operator& op) {
+  if (op.inputs.empty() || op.outputs.size() != 1) c.fail(op, "needs at least one input and one output");
+  const Tensor& y = c.output(op, 0);
+  const auto* o = c.options<fb::ConcatenationOptions>(op);
+  if (o->fused_activation_function() != fb::ActivationFunctionType::NONE)
+    c.fail(op, "a fused activation on CONCATENATION is not supported");
+  const int64_t axis = normalize_axis(c, op, o->axis(), y.shape.size());
+  std::vector<Value*> ins;
+  int64_t total = 0;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const Tensor& t = c.input(op, i);
+    if (t.shape.size() != y.shape.size()) c.fail(op, "inputs differ in rank");
+    total += t.shape[axis];
+    ins.push_back(requantized_input(c, op, i, y));
+  }
+  if (total != y.shape[axis]) c.fail(op, "the inputs do not add up to the output along the axis");
+  Node* n = c.add(op, "Concat", ins, {c.output_value(op, 0)});
+  n->attrs["axis"] = axis;
+}
+
+// PAD / PADV2: paddings [rank, 2]; the pad value is the zero point of a quantized
+// tensor (a real 0), or PADV2's constant.
+void pad(ImportContext& c, const Operator& op, bool v2) {
+  c.require_arity(op, 2, v2 ? 3 : 2, 1);
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  require_same_quantization(c, op, x, y);
+  const auto p = const_ints(c, op, 1);
+  const size_t rank = x.shape.size();
+  if (p.size() != 2 * rank) c.fail(op, "paddings must be [rank, 2]");
+  std::vector<int64_t> pads(2 * rank);
+  for (size_t d = 0; d < rank; ++d) {
+    if (p[2 * d] < 0 || p[2 * d + 1] < 0) c.fail(op, "negative padding is not supported");
+    if (x.shape[d] + p[2 * d] + p[2 * d + 1] != y.shape[d]) c.fail(op, "paddings do not give the output shape");
+    pads[d] = p[2 * d];
+    pads[rank + d] = p[2 * d + 1];
+  }
+  ConstantPtr value;
+  if (v2 && c.has_input(op, 2)) {
+    ConstantPtr v = c.constant_input(op, 2);
+    if (v->num_elements() != 1 || v->dtype() != x.dtype) c.fail(op, "the pad value must be one element of the input's type");
+    value = v->reshaped({});
+  } else if (x.dtype == DType::Int8) {
+    value = Constant::from_wide(DType::Int8, {}, {WideNum{.i = c.zero_point(op, x)}});
+  } else {
+    value = Constant::from_wide(x.dtype, {}, {dtype_is_float(x.dtype) ? WideNum{.f = 0.0} : WideNum{.i = 0}});
+  }
+  c.add(op, "Pad", {c.value(op, 0), c.int64s(op, pads, "pads"), c.constant(op, value, "value")},
+        {c.output_value(op, 0)});
+}
+
+void transpose(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 2, 2, 1);
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  require_same_quantization(c, op, x, y);
+  auto perm = const_ints(c, op, 1);
+  if (perm.size() != x.shape.size()) c.fail(op, "perm does not match the input rank");
+  std::vector<bool> seen(perm.size());
+  for (size_t d = 0; d < perm.size(); ++d) {
+    perm[d] = normalize_axis(c, op, perm[d], perm.size());
+    if (seen[perm[d]]) c.fail(op, "perm is not a permutation");
+    seen[perm[d]] = true;
+    if (y.shape[d] != x.shape[perm[d]]) c.fail(op, "perm does not give the output shape");
+  }
+  Node* n = c.add(op, "Transpose", {c.value(op, 0)}, {c.output_value(op, 0)});
+  n->attrs["perm"] = perm;
+}
+
+// An ONNX Slice with concrete starts/ends/steps on every axis, then a Reshape to
+// the output tensor's shape (for STRIDED_SLICE's shrink_axis_mask).
+void slice_to(ImportContext& c, const Operator& op, const std::vector<int64_t>& starts,
+              const std::vector<int64_t>& ends, const std::vector<int64_t>& steps) {
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  Shape sliced;
+  for (size_t d = 0; d < x.shape.size(); ++d) {
+    // Elements start, start+step, ... strictly before end (ends are already clamped).
+    const int64_t n = steps[d] > 0 ? (ends[d] - starts[d] + steps[d] - 1) / steps[d]
+                                   : (starts[d] - ends[d] - steps[d] - 1) / -steps[d];
+    sliced.push_back(std::max<int64_t>(0, n));
+  }
+  if (shape_elements(sliced) != shape_elements(y.shape))
+    c.fail(op, "the slice gives " + shape_str(sliced) + " but the output is " + shape_str(y.shape));
+  std::vector<int64_t> onnx_ends = ends, axes;
+  for (size_t d = 0; d < ends.size(); ++d) {
+    axes.push_back(int64_t(d));
+    if (steps[d] < 0 && ends[d] < 0) onnx_ends[d] = -x.shape[d] - 1;  // "before index 0"
+  }
+  Value* yv = c.output_value(op, 0);
+  Value* out = sliced == y.shape ? yv : c.temp(op, x.dtype, sliced, "sliced");
+  c.add(op, "Slice",
+        {c.value(op, 0), c.int64s(op, starts, "starts"), c.int64s(op, onnx_ends, "ends"), c.int64s(op, axes, "axes"),
+         c.int64s(op, steps, "steps")},
+        {out});
+  if (out != yv) c.add(op, "Reshape", {out, c.int64s(op, y.shape, "shape")}, {yv}, "shape");
+}
+
+void slice(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 3, 3, 1);
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  require_same_quantization(c, op, x, y);
+  const auto begin = const_ints(c, op, 1), size = const_ints(c, op, 2);
+  const size_t rank = x.shape.size();
+  if (begin.size() != rank || size.size() != rank) c.fail(op, "begin and size must have one entry per axis");
+  std::vector<int64_t> starts, ends, steps(rank, 1);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t e = size[d] == -1 ? x.shape[d] : begin[d] + size[d];
+    if (begin[d] < 0 || size[d] < -1 || e > x.shape[d]) c.fail(op, "begin/size are out of range");
+    starts.push_back(begin[d]);
+    ends.push_back(e);
+  }
+  slice_to(c, op, starts, ends, steps);
+}
+
+void strided_slice(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 3, 4, 1);
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  require_same_quantization(c, op, x, y);
+  const auto* o = c.options<fb::StridedSliceOptions>(op);
+  if (o->ellipsis_mask() != 0 || o->new_axis_mask() != 0)
+    c.fail(op, "ellipsis_mask and new_axis_mask are not supported");
+  const size_t rank = x.shape.size();
+  const auto begin = const_ints(c, op, 1), end = const_ints(c, op, 2);
+  const auto strides = c.has_input(op, 3) ? const_ints(c, op, 3) : std::vector<int64_t>(rank, 1);
+  if (begin.size() != rank || end.size() != rank || strides.size() != rank)
+    c.fail(op, "begin, end and strides must have one entry per axis");
+  std::vector<int64_t> starts, ends;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t dim = x.shape[d], step = strides[d];
+    if (step == 0) c.fail(op, "a stride is 0");
+    const bool shrink = (o->shrink_axis_mask() >> d) & 1;
+    // TFLite's StartForAxis / StopForAxis: masks take the whole axis; negative
+    // indices count from the end; then clamp to the range the step can visit.
+    auto clamp = [&](int64_t v) { return step > 0 ? std::clamp<int64_t>(v, 0, dim) : std::clamp<int64_t>(v, -1, dim - 1); };
+    int64_t s = begin[d];
+    if ((o->begin_mask() >> d) & 1 && !shrink) s = step > 0 ? 0 : dim - 1;
+    else s = clamp(s < 0 ? s + dim : s);
+    int64_t e;
+    if (shrink) {
+      e = s + 1;
+      if (step < 0) c.fail(op, "shrink_axis_mask with a negative stride is not supported");
+    } else if ((o->end_mask() >> d) & 1) {
+      e = step > 0 ? dim : -1;
+    } else {
+      e = o->offset() ? begin[d] + end[d] : end[d];
+      e = clamp(e < 0 && !(o->offset()) ? e + dim : e);
+    }
+    starts.push_back(s);
+    ends.push_back(e);
+  }
+  slice_to(c, op, starts, ends, strides);
+}
+
+// SPLIT: (axis, x) -> num_splits equal parts.
+void split(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 2, 2, op.outputs.size());
+  const Tensor& x = c.input(op, 1);
+  const auto axis_v = const_ints(c, op, 0);
+  if (axis_v.size() != 1) c.fail(op, "axis must be one element");
+  const int64_t axis = normalize_axis(c, op, axis_v[0], x.shape.size());
+  const int64_t n = int64_t(op.outputs.size());
+  if (n == 0 || x.shape[axis] % n != 0) c.fail(op, "the axis does not split into " + std::to_string(n) + " parts");
+  std::vector<Value*> outs;
+  for (size_t i = 0; i < op.outputs.size(); ++i) {
+    require_same_quantization(c, op, x, c.output(op, i));
+    Shape s = x.shape;
+    s[axis] /= n;
+    if (c.output(op, i).shape != s) c.fail(op, "output " + std::to_string(i) + " has the wrong shape");
+    outs.push_back(c.output_value(op, i));
+  }
+  Node* node = c.add(op, "Split", {c.value(op, 1), c.int64s(op, std::vector<int64_t>(n, x.shape[axis] / n), "split")},
+                     outs);
+  node->attrs["axis"] = axis;
+}
+
+// PACK: N tensors of one shape stacked along a new axis.
+void pack(ImportContext& c, const Operator& op) {
+  if (op.inputs.empty() || op.outputs.size() != 1) c.fail(op, "needs at least one input and one output");
+  const Tensor& y = c.output(op, 0);
+  const auto* o = c.options<fb::PackOptions>(op);
+  const int64_t axis = normalize_axis(c, op, o->axis(), y.shape.size());
+  Shape one = y.shape;
+  one[axis] = 1;
+  std::vector<Value*> parts;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const Tensor& t = c.input(op, i);
+    if (shape_elements(t.shape) != shape_elements(one)) c.fail(op, "input " + std::to_string(i) + " has the wrong size");
+    Value* r = c.temp(op, y.dtype, one, "expanded");
+    c.add(op, "Reshape", {requantized_input(c, op, i, y), c.int64s(op, one, "shape")}, {r}, "expand_" + std::to_string(i));
+    parts.push_back(r);
+  }
+  if (int64_t(parts.size()) != y.shape[axis]) c.fail(op, "the output does not have one slice per input");
+  Node* n = c.add(op, "Concat", parts, {c.output_value(op, 0)});
+  n->attrs["axis"] = axis;
+}
+
+// UNPACK: one tensor split along an axis into slices without that axis.
+void unpack(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 1, 1, op.outputs.size());
+  const Tensor& x = c.input(op, 0);
+  const auto* o = c.options<fb::UnpackOptions>(op);
+  const int64_t axis = normalize_axis(c, op, o->axis(), x.shape.size());
+  if (int64_t(op.outputs.size()) != x.shape[axis]) c.fail(op, "needs one output per slice of the axis");
+  Shape part = x.shape;
+  part[axis] = 1;
+  std::vector<Value*> parts;
+  for (size_t i = 0; i < op.outputs.size(); ++i) parts.push_back(c.temp(op, x.dtype, part, "part"));
+  Node* s = c.add(op, "Split", {c.value(op, 0), c.int64s(op, std::vector<int64_t>(parts.size(), 1), "split")}, parts);
+  s->attrs["axis"] = axis;
+  for (size_t i = 0; i < op.outputs.size(); ++i) {
+    const Tensor& y = c.output(op, i);
+    require_same_quantization(c, op, x, y);
+    if (shape_elements(y.shape) != shape_elements(part)) c.fail(op, "output " + std::to_string(i) + " has the wrong size");
+    c.add(op, "Reshape", {parts[i], c.int64s(op, y.shape, "shape")}, {c.output_value(op, i)}, "squeeze_" + std::to_string(i));
+  }
+}
+
+}  // namespace
+
+void register_layout_ops() {
+  using B = fb::BuiltinOperator;
+  register_op(B::RESHAPE, OpFlavor::Any, [](ImportContext& c, const Operator& op) { reshape(c, op, 2); });
+  register_op(B::SQUEEZE, OpFlavor::Any, [](ImportContext& c, const Operator& op) { reshape(c, op, 1); });
+  register_op(B::EXPAND_DIMS, OpFlavor::Any, [](ImportContext& c, const Operator& op) { reshape(c, op, 2); });
+  register_op(B::QUANTIZE, OpFlavor::Any, quantize);
+  register_op(B::DEQUANTIZE, OpFlavor::Any, dequantize);
+  register_op(B::CONCATENATION, OpFlavor::Any, concatenation);
+  register_op(B::PAD, OpFlavor::Any, [](ImportContext& c, const Operator& op) { pad(c, op, false); });
+  register_op(B::PADV2, OpFlavor::Any, [](ImportContext& c, const Operator& op) { pad(c, op, true); });
+  register_op(B::TRANSPOSE, OpFlavor::Any, transpose);
+  register_op(B::SLICE, OpFlavor::Any, slice);
+  register_op(B::STRIDED_SLICE, OpFlavor::Any, strided_slice);
+  register_op(B::SPLIT, OpFlavor::Any, split);
+  register_op(B::PACK, OpFlavor::Any, pack);
+  register_op(B::UNPACK, OpFlavor::Any, unpack);
+}
+
+}  // namespace kiln::tflite

@@ -1,0 +1,292 @@
+// Int8 TFLite operators -> the integer IR of docs/quantization.md (KilnQ* ops, NHWC).
+//
+// Every number the kernels need is decided here from the file's float32 scales
+// exactly as TFLite derives it (requant_scale in double from the float32 scales,
+// clamp bounds from the fused activation); the lowerings only convert them.
+
+#include <cmath>
+#include <stdexcept>
+
+#include "tflite/import_context.h"
+#include "tflite/lookup_tables.h"
+
+namespace kiln::tflite {
+
+namespace fb = kiln::tflite_fb;
+
+namespace {
+
+// Weight scales per output channel (one entry when per-tensor), checking that the
+// weights are symmetric and quantized along `channel_axis` when per-channel.
+std::vector<double> requant_scales(ImportContext& c, const Operator& op, const Tensor& x, const Tensor& w,
+                                   const Tensor& y, int channel_axis) {
+  const auto& q = w.quant;
+  if (q.scale.empty()) c.fail(op, "weights '" + w.name + "' are not quantized");
+  if (q.scale.size() > 1 && q.quantized_dimension != channel_axis)
+    c.fail(op, "weights '" + w.name + "' are quantized along axis " + std::to_string(q.quantized_dimension) +
+                   ", expected the output-channel axis " + std::to_string(channel_axis));
+  for (int64_t z : q.zero_point)
+    if (z != 0) c.fail(op, "weights '" + w.name + "' have zero point " + std::to_string(z) + " (must be symmetric)");
+  const double sx = c.scale(op, x), sy = c.scale(op, y);
+  std::vector<double> out;
+  for (float sw : q.scale) out.push_back(sx * double(sw) / sy);
+  return out;
+}
+
+// The int32 bias [channels] at input 2, or null when omitted.
+Value* bias_value(ImportContext& c, const Operator& op, int64_t channels) {
+  if (!c.has_input(op, 2)) return nullptr;
+  const Tensor& b = c.input(op, 2);
+  c.constant_input(op, 2);
+  c.require_dtype(op, b, DType::Int32);
+  if (b.shape != Shape{channels})
+    c.fail(op, "bias '" + b.name + "' has shape " + shape_str(b.shape) + ", expected [" + std::to_string(channels) +
+                   "]");
+  return c.value(op, 2);
+}
+
+void check_int8_io(ImportContext& c, const Operator& op, std::initializer_list<const Tensor*> ts) {
+  for (const Tensor* t : ts) {
+    c.require_dtype(op, *t, DType::Int8);
+    c.zero_point(op, *t);  // per-tensor quantization present and in range
+  }
+}
+
+void set_quant_io(ImportContext& c, const Operator& op, Node* n, const Tensor& x, const Tensor& y,
+                  fb::ActivationFunctionType act) {
+  n->attrs["x_zero_point"] = c.zero_point(op, x);
+  n->attrs["y_zero_point"] = c.zero_point(op, y);
+  auto [lo, hi] = c.activation_range_int8(op, act, y);
+  n->attrs["act_min"] = lo;
+  n->attrs["act_max"] = hi;
+}
+
+// Padding and strides of a 2-D window op on NHWC x/y; checks y's spatial size.
+struct Window {
+  std::vector<int64_t> strides, dilations, pads;
+};
+Window window(ImportContext& c, const Operator& op, const Tensor& x, const Tensor& y, fb::Padding padding,
+              int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw) {
+  if (sh <= 0 || sw <= 0) c.fail(op, "strides must be positive");
+  if (dh <= 0 || dw <= 0) c.fail(op, "dilations must be positive");
+  if (kh <= 0 || kw <= 0) c.fail(op, "the window must not be empty");
+  if (padding != fb::Padding::SAME && padding != fb::Padding::VALID) c.fail(op, "unknown padding");
+  AxisPadding ph = tflite_padding(padding, x.shape[1], kh, sh, dh);
+  AxisPadding pw = tflite_padding(padding, x.shape[2], kw, sw, dw);
+  if (ph.out < 1 || pw.out < 1 || y.shape[1] != ph.out || y.shape[2] != pw.out || y.shape[0] != x.shape[0])
+    c.fail(op, "output '" + y.name + "' has shape " + shape_str(y.shape) + " but input " + shape_str(x.shape) +
+                   " gives " + std::to_string(ph.out) + "x" + std::to_string(pw.out));
+  return {{sh, sw}, {dh, dw}, {ph.before, pw.before, ph.after, pw.after}};
+}
+
+void conv_2d(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 2, 3, 1);
+  const Tensor &x = c.input(op, 0), &w = c.input(op, 1), &y = c.output(op, 0);
+  const auto* o = c.options<fb::Conv2DOptions>(op);
+  c.require_rank(op, x, 4);
+  c.require_rank(op, w, 4);
+  c.require_rank(op, y, 4);
+  c.constant_input(op, 1);
+  c.require_dtype(op, w, DType::Int8);
+  check_int8_io(c, op, {&x, &y});
+  const int64_t cin = x.shape[3], cout = w.shape[0], wcin = w.shape[3];
+  if (wcin <= 0 || cin < wcin || cin % wcin != 0 || cout <= 0 || cout % (cin / wcin) != 0)
+    c.fail(op, "filter " + shape_str(w.shape) + " does not fit input channels " + std::to_string(cin));
+  if (y.shape[3] != cout) c.fail(op, "output channels " + std::to_string(y.shape[3]) + " != filters " + std::to_string(cout));
+  Window win = window(c, op, x, y, o->padding(), w.shape[1], w.shape[2], o->stride_h(), o->stride_w(),
+                      o->dilation_h_factor(), o->dilation_w_factor());
+  std::vector<Value*> ins{c.value(op, 0), c.value(op, 1)};
+  if (Value* b = bias_value(c, op, cout)) ins.push_back(b);
+  Node* n = c.add(op, "KilnQConv2D", ins, {c.output_value(op, 0)});
+  n->attrs["strides"] = win.strides;
+  n->attrs["dilations"] = win.dilations;
+  n->attrs["pads"] = win.pads;
+  n->attrs["group"] = cin / wcin;
+  n->attrs["requant_scale"] = requant_scales(c, op, x, w, y, 0);
+  set_quant_io(c, op, n, x, y, o->fused_activation_function());
+}
+
+void depthwise_conv_2d(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 2, 3, 1);
+  const Tensor &x = c.input(op, 0), &w = c.input(op, 1), &y = c.output(op, 0);
+  const auto* o = c.options<fb::DepthwiseConv2DOptions>(op);
+  c.require_rank(op, x, 4);
+  c.require_rank(op, w, 4);
+  c.require_rank(op, y, 4);
+  c.require_dtype(op, w, DType::Int8);
+  check_int8_io(c, op, {&x, &y});
+  ConstantPtr wc = c.constant_input(op, 1);
+  const int64_t cin = x.shape[3], cout = w.shape[3];
+  if (w.shape[0] != 1) c.fail(op, "filter " + shape_str(w.shape) + " must have a leading 1");
+  if (cin <= 0 || cout % cin != 0)
+    c.fail(op, "filter channels " + std::to_string(cout) + " are not a multiple of input channels " + std::to_string(cin));
+  if (y.shape[3] != cout) c.fail(op, "output channels " + std::to_string(y.shape[3]) + " != filter channels " + std::to_string(cout));
+  Window win = window(c, op, x, y, o->padding(), w.shape[1], w.shape[2], o->stride_h(), o->stride_w(),
+                      o->dilation_h_factor(), o->dilation_w_factor());
+  std::vector<Value*> ins{c.value(op, 0),
+                          c.constant(op, wc->reshaped({w.shape[1], w.shape[2], cout}), "weights")};
+  if (Value* b = bias_value(c, op, cout)) ins.push_back(b);
+  Node* n = c.add(op, "KilnQDepthwiseConv2D", ins, {c.output_value(op, 0)});
+  n->attrs["strides"] = win.strides;
+  n->attrs["dilations"] = win.dilations;
+  n->attrs["pads"] = win.pads;
+  n->attrs["depth_multiplier"] = cout / cin;
+  n->attrs["requant_scale"] = requant_scales(c, op, x, w, y, 3);
+  set_quant_io(c, op, n, x, y, o->fused_activation_function());
+}
+
+void fully_connected(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 2, 3, 1);
+  const Tensor &x = c.input(op, 0), &w = c.input(op, 1), &y = c.output(op, 0);
+  const auto* o = c.options<fb::FullyConnectedOptions>(op, false);
+  if (o && o->weights_format() != fb::FullyConnectedOptionsWeightsFormat::DEFAULT)
+    c.fail(op, "shuffled weights are not supported");
+  c.require_rank(op, w, 2);
+  c.require_dtype(op, w, DType::Int8);
+  check_int8_io(c, op, {&x, &y});
+  c.constant_input(op, 1);
+  const int64_t nout = w.shape[0], k = w.shape[1];
+  const int64_t xe = shape_elements(x.shape);
+  if (k <= 0 || xe % k != 0)
+    c.fail(op, "input " + shape_str(x.shape) + " does not split into rows of " + std::to_string(k));
+  const int64_t m = xe / k;
+  if (shape_elements(y.shape) != m * nout)
+    c.fail(op, "output '" + y.name + "' has shape " + shape_str(y.shape) + ", expected " + std::to_string(m) + "x" +
+                   std::to_string(nout) + " elements");
+  Value* xv = c.value(op, 0);
+  if (x.shape != Shape{m, k}) {
+    Value* r = c.temp(op, DType::Int8, {m, k}, "rows");
+    c.add(op, "Reshape", {xv, c.int64s(op, {m, k}, "rows_shape")}, {r}, "rows");
+    xv = r;
+  }
+  std::vector<Value*> ins{xv, c.value(op, 1)};
+  if (Value* b = bias_value(c, op, nout)) ins.push_back(b);
+  Value* yv = c.output_value(op, 0);
+  Value* out = y.shape == Shape{m, nout} ? yv : c.temp(op, DType::Int8, {m, nout}, "matrix");
+  Node* n = c.add(op, "KilnQFullyConnected", ins, {out});
+  n->attrs["requant_scale"] = requant_scales(c, op, x, w, y, 0);
+  set_quant_io(c, op, n, x, y, o ? o->fused_activation_function() : fb::ActivationFunctionType::NONE);
+  if (out != yv) c.add(op, "Reshape", {out, c.int64s(op, y.shape, "out_shape")}, {yv}, "out");
+}
+
+// ADD / SUB / MUL: numpy broadcasting, each side with its own quantization.
+template <class Options>
+void binary(ImportContext& c, const Operator& op, const char* ir_op) {
+  c.require_arity(op, 2, 2, 1);
+  const Tensor &a = c.input(op, 0), &b = c.input(op, 1), &y = c.output(op, 0);
+  check_int8_io(c, op, {&a, &b, &y});
+  const auto* o = c.options<Options>(op, false);
+  Node* n = c.add(op, ir_op, {c.value(op, 0), c.value(op, 1)}, {c.output_value(op, 0)});
+  n->attrs["a_scale"] = double(c.scale(op, a));
+  n->attrs["a_zero_point"] = c.zero_point(op, a);
+  n->attrs["b_scale"] = double(c.scale(op, b));
+  n->attrs["b_zero_point"] = c.zero_point(op, b);
+  n->attrs["y_scale"] = double(c.scale(op, y));
+  n->attrs["y_zero_point"] = c.zero_point(op, y);
+  auto [lo, hi] = c.activation_range_int8(op, o ? o->fused_activation_function() : fb::ActivationFunctionType::NONE, y);
+  n->attrs["act_min"] = lo;
+  n->attrs["act_max"] = hi;
+}
+
+void pool_2d(ImportContext& c, const Operator& op, const char* ir_op) {
+  c.require_arity(op, 1, 1, 1);
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  const auto* o = c.options<fb::Pool2DOptions>(op);
+  c.require_rank(op, x, 4);
+  c.require_rank(op, y, 4);
+  check_int8_io(c, op, {&x, &y});
+  if (c.scale(op, x) != c.scale(op, y) || c.zero_point(op, x) != c.zero_point(op, y))
+    c.fail(op, "input and output must have the same quantization");
+  if (y.shape[3] != x.shape[3]) c.fail(op, "output channels differ from input channels");
+  Window win = window(c, op, x, y, o->padding(), o->filter_height(), o->filter_width(), o->stride_h(),
+                      o->stride_w(), 1, 1);
+  Node* n = c.add(op, ir_op, {c.value(op, 0)}, {c.output_value(op, 0)});
+  n->attrs["kernel_shape"] = std::vector<int64_t>{o->filter_height(), o->filter_width()};
+  n->attrs["strides"] = win.strides;
+  n->attrs["pads"] = win.pads;
+  auto [lo, hi] = c.activation_range_int8(op, o->fused_activation_function(), y);
+  n->attrs["act_min"] = lo;
+  n->attrs["act_max"] = hi;
+}
+
+void softmax(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 1, 1, 1);
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  const auto* o = c.options<fb::SoftmaxOptions>(op);
+  check_int8_io(c, op, {&x, &y});
+  if (x.shape != y.shape || x.shape.empty()) c.fail(op, "input and output shapes differ (or are scalars)");
+  // TFLite requires this output quantization for int8 softmax.
+  if (std::fabs(c.scale(op, y) - 1.0f / 256) > 1e-6f || c.zero_point(op, y) != -128)
+    c.fail(op, "int8 output must have scale 1/256 and zero point -128");
+  Node* n = c.add(op, "KilnQSoftmax", {c.value(op, 0)}, {c.output_value(op, 0)});
+  n->attrs["beta"] = double(o->beta());
+  n->attrs["x_scale"] = double(c.scale(op, x));
+}
+
+// An int8 -> int8 function of one element: a 256-entry table computed now.
+void lookup(ImportContext& c, const Operator& op, const LookupTable& table) {
+  Node* n = c.add(op, "KilnQLookup", {c.value(op, 0), c.constant(op, table_constant(table), "table")},
+                  {c.output_value(op, 0)});
+  (void)n;
+}
+
+void unary_lookup(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 1, 1, 1);
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  check_int8_io(c, op, {&x, &y});
+  if (x.shape != y.shape) c.fail(op, "input and output shapes differ");
+  const QuantParams in{c.scale(op, x), int32_t(c.zero_point(op, x))};
+  const QuantParams out{c.scale(op, y), int32_t(c.zero_point(op, y))};
+  LookupTable t;
+  try {
+    switch (fb::BuiltinOperator(op.code)) {
+      case fb::BuiltinOperator::LOGISTIC:
+        // TFLite's kernel writes probabilities on 1/256 with zero point -128.
+        if (out.zero_point != -128) c.fail(op, "int8 output must have zero point -128");
+        t = logistic_table(in);
+        break;
+      case fb::BuiltinOperator::TANH: t = tanh_table(in); break;
+      case fb::BuiltinOperator::HARD_SWISH: t = hard_swish_table(in, out); break;
+      case fb::BuiltinOperator::LEAKY_RELU:
+        t = leaky_relu_table(in, out, c.options<fb::LeakyReluOptions>(op)->alpha());
+        break;
+      case fb::BuiltinOperator::RELU: t = relu_table(in, out, 0.0f, INFINITY); break;
+      case fb::BuiltinOperator::RELU6: t = relu6_table(in); break;
+      case fb::BuiltinOperator::RELU_N1_TO_1: t = relu_table(in, out, -1.0f, 1.0f); break;
+      case fb::BuiltinOperator::QUANTIZE: t = requantize_table(in, out); break;
+      default: c.fail(op, "no lookup table for this operator");
+    }
+  } catch (const std::invalid_argument& e) {
+    c.fail(op, e.what());
+  }
+  lookup(c, op, t);
+}
+
+}  // namespace
+
+void quantize_int8_to_int8(ImportContext& c, const Operator& op) { unary_lookup(c, op); }
+
+void register_quantized_ops() {
+  using B = fb::BuiltinOperator;
+  register_op(B::CONV_2D, OpFlavor::Int8, conv_2d);
+  register_op(B::DEPTHWISE_CONV_2D, OpFlavor::Int8, depthwise_conv_2d);
+  register_op(B::FULLY_CONNECTED, OpFlavor::Int8, fully_connected);
+  register_op(B::ADD, OpFlavor::Int8, [](ImportContext& c, const Operator& op) {
+    binary<fb::AddOptions>(c, op, "KilnQAdd");
+  });
+  register_op(B::SUB, OpFlavor::Int8, [](ImportContext& c, const Operator& op) {
+    binary<fb::SubOptions>(c, op, "KilnQSub");
+  });
+  register_op(B::MUL, OpFlavor::Int8, [](ImportContext& c, const Operator& op) {
+    binary<fb::MulOptions>(c, op, "KilnQMul");
+  });
+  register_op(B::AVERAGE_POOL_2D, OpFlavor::Int8,
+              [](ImportContext& c, const Operator& op) { pool_2d(c, op, "KilnQAvgPool2D"); });
+  register_op(B::MAX_POOL_2D, OpFlavor::Int8,
+              [](ImportContext& c, const Operator& op) { pool_2d(c, op, "KilnQMaxPool2D"); });
+  register_op(B::SOFTMAX, OpFlavor::Int8, softmax);
+  for (B code : {B::LOGISTIC, B::TANH, B::HARD_SWISH, B::LEAKY_RELU, B::RELU, B::RELU6, B::RELU_N1_TO_1})
+    register_op(code, OpFlavor::Int8, unary_lookup);
+}
+
+}  // namespace kiln::tflite

@@ -1,0 +1,69 @@
+#include "tflite/tflite_importer.h"
+
+#include <mutex>
+
+#include "import/onnx_importer.h"
+#include "tflite/import_context.h"
+#include "util/error.h"
+
+namespace kiln {
+
+namespace {
+
+void register_all_ops() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    tflite::register_quantized_ops();
+    tflite::register_float_ops();
+    tflite::register_layout_ops();
+  });
+}
+
+}  // namespace
+
+std::unique_ptr<Graph> import_tflite_model(const tflite::Model& model, const std::string& file) {
+  register_all_ops();
+  auto graph = std::make_unique<Graph>();
+  graph->name = std::filesystem::path(file).stem().string();
+  // The ONNX-style ops the importer emits follow the newest opset Kiln knows
+  // (Squeeze/Unsqueeze/Split/Pad/Slice take their parameters as inputs).
+  graph->opset = kMaxOpset;
+  tflite::ImportContext ctx(model, *graph, file);
+
+  for (int t : model.inputs) {
+    Value* v = ctx.graph_input(t);
+    v->is_graph_input = true;
+    graph->inputs.push_back(v);
+  }
+  for (const auto& op : model.operators) {
+    for (int t : op.inputs)
+      if (t >= 0 && model.tensors[t].is_variable)
+        throw CompileError(file + ": " + op.describe() + ": variable tensor '" + model.tensors[t].name +
+                           "' (state kept between inferences) is not supported");
+    tflite::map_operator(ctx, op);
+  }
+  for (int t : model.outputs) {
+    Value* v = ctx.tensor_value(t);
+    if (!v) {
+      const auto& tensor = model.tensors[t];
+      if (!tensor.data)
+        throw CompileError(file + ": model output '" + tensor.name + "' is not produced by any operator");
+      v = graph->add_value(tensor.name.empty() ? "output_" + std::to_string(t) : tensor.name, tensor.dtype,
+                           tensor.shape);
+      v->constant = tensor.data;
+    }
+    if (v->is_graph_output) throw CompileError(file + ": tensor '" + v->name + "' is listed twice as a model output");
+    v->is_graph_output = true;
+    graph->outputs.push_back(v);
+  }
+  graph->remove_dead_nodes();
+  graph->remove_dead_values();
+  return graph;
+}
+
+std::unique_ptr<Graph> import_tflite(const std::filesystem::path& model_path) {
+  tflite::Model model = tflite::load_tflite(model_path);
+  return import_tflite_model(model, model_path.filename().string());
+}
+
+}  // namespace kiln

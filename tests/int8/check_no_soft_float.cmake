@@ -1,0 +1,28 @@
+# Builds MODEL for mps2-an385 with `kiln verify` (which must pass) and fails when the
+# linked image contains a soft-float routine of the Arm EABI run-time library.
+file(REMOVE_RECURSE ${WORK})
+execute_process(COMMAND ${KILN} verify ${MODEL} --data ${DATA} --board mps2-an385 --work-dir ${WORK}
+                        --crt-cache ${CACHE} --timeout 120
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "kiln verify failed:\n${out}")
+endif()
+file(GLOB_RECURSE elfs ${WORK}/*.elf)
+list(LENGTH elfs n)
+if(NOT n EQUAL 1)
+  message(FATAL_ERROR "expected one firmware image under ${WORK}, found: ${elfs}")
+endif()
+execute_process(COMMAND arm-none-eabi-nm ${elfs} RESULT_VARIABLE rc OUTPUT_VARIABLE syms)
+if(NOT rc EQUAL 0 OR syms STREQUAL "")
+  message(FATAL_ERROR "arm-none-eabi-nm failed on ${elfs}")
+endif()
+string(REGEX MATCHALL "__aeabi_(u?[il]2)?[fd][a-z0-9]*" soft "${syms}")
+if(soft)
+  list(REMOVE_DUPLICATES soft)
+  message(FATAL_ERROR "soft-float routines linked: ${soft}")
+endif()
+string(REGEX MATCH "kiln_fully_connected_s8" has_kernel "${syms}")
+if(NOT has_kernel)
+  message(FATAL_ERROR "the image does not contain the int8 kernel: the check would be vacuous")
+endif()
+message(STATUS "no soft-float routine in ${elfs}")

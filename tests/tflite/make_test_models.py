@@ -1,0 +1,458 @@
+#!/usr/bin/python3
+"""Writes the small .tflite files of tests/tflite (run by hand; outputs are committed).
+
+The flatbuffers are written through the Python builder that flatc generates from
+Kiln's own schema subset (generator/tflite/tflite_schema.fbs), so this script and
+the C++ reader share one definition of the format.
+
+  models/tiny_int8_conv.tflite  a valid int8 CONV_2D + RELU6 + MAX_POOL_2D model
+  malformed/*.tflite            one defect each; malformed/EXPECTED.txt lists the
+                                part of the one-line error each must produce
+
+Usage: tests/tflite/make_test_models.py   (from anywhere; needs flatc, python3-flatbuffers)
+"""
+import copy
+import importlib
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+import flatbuffers
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCHEMA = os.path.join(HERE, "..", "..", "generator", "tflite", "tflite_schema.fbs")
+
+gen = tempfile.mkdtemp(prefix="kiln_tflite_py_")
+subprocess.run(["flatc", "--python", "-o", gen, SCHEMA], check=True)
+sys.path.insert(0, gen)
+
+
+def fb(name):
+    return importlib.import_module("kiln.tflite_fb." + name)
+
+
+TT = fb("TensorType").TensorType
+OP = fb("BuiltinOperator").BuiltinOperator
+BO = fb("BuiltinOptions").BuiltinOptions
+PAD = fb("Padding").Padding
+ACT = fb("ActivationFunctionType").ActivationFunctionType
+
+
+def int_vector(b, start, values, kind="int32"):
+    start(b, len(values))
+    for v in reversed(values):
+        {"int32": b.PrependInt32, "int64": b.PrependInt64, "float": b.PrependFloat32,
+         "uint8": b.PrependUint8}[kind](v)
+    return b.EndVector()
+
+
+def table_vector(b, start, offsets):
+    start(b, len(offsets))
+    for o in reversed(offsets):
+        b.PrependUOffsetTRelative(o)
+    return b.EndVector()
+
+
+def build(model):
+    """model: dict with buffers (bytes), tensors, operators, opcodes, inputs, outputs."""
+    b = flatbuffers.Builder(1024)
+    M, T, Q, O, C, S, B = (fb(n) for n in ("Model", "Tensor", "QuantizationParameters", "Operator",
+                                            "OperatorCode", "SubGraph", "Buffer"))
+    buffers = []
+    for data in model["buffers"]:
+        d = None
+        if data:
+            b.StartVector(1, len(data), 16)
+            for x in reversed(data):
+                b.PrependUint8(x)
+            d = b.EndVector()
+        B.BufferStart(b)
+        if d is not None:
+            B.BufferAddData(b, d)
+        buffers.append(B.BufferEnd(b))
+    tensors = []
+    for t in model["tensors"]:
+        name = b.CreateString(t["name"])
+        shape = int_vector(b, T.TensorStartShapeVector, t["shape"])
+        q = None
+        if "scale" in t:
+            sc = int_vector(b, Q.QuantizationParametersStartScaleVector, t["scale"], "float")
+            zp = int_vector(b, Q.QuantizationParametersStartZeroPointVector, t["zero_point"], "int64")
+            Q.QuantizationParametersStart(b)
+            Q.QuantizationParametersAddScale(b, sc)
+            Q.QuantizationParametersAddZeroPoint(b, zp)
+            Q.QuantizationParametersAddQuantizedDimension(b, t.get("qdim", 0))
+            q = Q.QuantizationParametersEnd(b)
+        T.TensorStart(b)
+        T.TensorAddShape(b, shape)
+        T.TensorAddType(b, t["type"])
+        T.TensorAddBuffer(b, t.get("buffer", 0))
+        T.TensorAddName(b, name)
+        if q is not None:
+            T.TensorAddQuantization(b, q)
+        tensors.append(T.TensorEnd(b))
+    ops = []
+    for op in model["operators"]:
+        opts = op["options"](b) if op.get("options") else None
+        ins = int_vector(b, O.OperatorStartInputsVector, op["inputs"])
+        outs = int_vector(b, O.OperatorStartOutputsVector, op["outputs"])
+        O.OperatorStart(b)
+        O.OperatorAddOpcodeIndex(b, op["opcode"])
+        O.OperatorAddInputs(b, ins)
+        O.OperatorAddOutputs(b, outs)
+        if opts is not None and op.get("options_type") is not None:
+            O.OperatorAddBuiltinOptionsType(b, op["options_type"])
+            O.OperatorAddBuiltinOptions(b, opts)
+        ops.append(O.OperatorEnd(b))
+    codes = []
+    for code in model["opcodes"]:
+        C.OperatorCodeStart(b)
+        C.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))
+        C.OperatorCodeAddBuiltinCode(b, code)
+        C.OperatorCodeAddVersion(b, 1)
+        codes.append(C.OperatorCodeEnd(b))
+    sg_tensors = table_vector(b, S.SubGraphStartTensorsVector, tensors)
+    sg_ins = int_vector(b, S.SubGraphStartInputsVector, model["inputs"])
+    sg_outs = int_vector(b, S.SubGraphStartOutputsVector, model["outputs"])
+    sg_ops = table_vector(b, S.SubGraphStartOperatorsVector, ops)
+    S.SubGraphStart(b)
+    S.SubGraphAddTensors(b, sg_tensors)
+    S.SubGraphAddInputs(b, sg_ins)
+    S.SubGraphAddOutputs(b, sg_outs)
+    S.SubGraphAddOperators(b, sg_ops)
+    sg = S.SubGraphEnd(b)
+    m_codes = table_vector(b, M.ModelStartOperatorCodesVector, codes)
+    m_sgs = table_vector(b, M.ModelStartSubgraphsVector, [sg])
+    m_bufs = table_vector(b, M.ModelStartBuffersVector, buffers)
+    M.ModelStart(b)
+    M.ModelAddVersion(b, model.get("version", 3))
+    M.ModelAddOperatorCodes(b, m_codes)
+    M.ModelAddSubgraphs(b, m_sgs)
+    M.ModelAddBuffers(b, m_bufs)
+    b.Finish(M.ModelEnd(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+def conv_options(stride=1, padding=PAD.SAME, act=ACT.RELU6):
+    def make(b):
+        o = fb("Conv2DOptions")
+        o.Conv2DOptionsStart(b)
+        o.Conv2DOptionsAddPadding(b, padding)
+        o.Conv2DOptionsAddStrideW(b, stride)
+        o.Conv2DOptionsAddStrideH(b, stride)
+        o.Conv2DOptionsAddFusedActivationFunction(b, act)
+        return o.Conv2DOptionsEnd(b)
+    return make
+
+
+def pool_options(b):
+    o = fb("Pool2DOptions")
+    o.Pool2DOptionsStart(b)
+    o.Pool2DOptionsAddPadding(b, PAD.VALID)
+    o.Pool2DOptionsAddStrideW(b, 2)
+    o.Pool2DOptionsAddStrideH(b, 2)
+    o.Pool2DOptionsAddFilterWidth(b, 2)
+    o.Pool2DOptionsAddFilterHeight(b, 2)
+    return o.Pool2DOptionsEnd(b)
+
+
+def tiny_int8_conv():
+    """x int8 [1,4,4,2] -> CONV_2D 3x3 SAME, 3 filters, per-channel, RELU6 -> MAX_POOL_2D 2x2."""
+    weights = [((i * 37) % 19) - 9 for i in range(3 * 3 * 3 * 2)]
+    bias = [100, -250, 7]
+    return {
+        "buffers": [b"", bytes(w & 0xFF for w in weights), b"".join(struct.pack("<i", v) for v in bias)],
+        "tensors": [
+            {"name": "image", "shape": [1, 4, 4, 2], "type": TT.INT8, "scale": [0.05], "zero_point": [-3]},
+            {"name": "conv/weights", "shape": [3, 3, 3, 2], "type": TT.INT8, "buffer": 1,
+             "scale": [0.01, 0.02, 0.015], "zero_point": [0, 0, 0], "qdim": 0},
+            {"name": "conv/bias", "shape": [3], "type": TT.INT32, "buffer": 2,
+             "scale": [0.0005, 0.001, 0.00075], "zero_point": [0, 0, 0]},
+            {"name": "conv/out", "shape": [1, 4, 4, 3], "type": TT.INT8, "scale": [0.03], "zero_point": [-128]},
+            {"name": "scores", "shape": [1, 2, 2, 3], "type": TT.INT8, "scale": [0.03], "zero_point": [-128]},
+        ],
+        "opcodes": [OP.CONV_2D, OP.MAX_POOL_2D],
+        "operators": [
+            {"opcode": 0, "inputs": [0, 1, 2], "outputs": [3], "options_type": BO.Conv2DOptions,
+             "options": conv_options()},
+            {"opcode": 1, "inputs": [3], "outputs": [4], "options_type": BO.Pool2DOptions, "options": pool_options},
+        ],
+        "inputs": [0],
+        "outputs": [4],
+    }
+
+
+def options(table, **fields):
+    """A builder for an options table: options("Pool2DOptions", Padding=..., StrideW=...)."""
+    def make(b):
+        mod = fb(table)
+        getattr(mod, table + "Start")(b)
+        for k, v in fields.items():
+            getattr(mod, table + "Add" + k)(b, v)
+        return getattr(mod, table + "End")(b)
+    return make
+
+
+def tensor_bytes(a):
+    import numpy as np
+    return np.ascontiguousarray(a).tobytes()
+
+
+class FloatModel:
+    """A float model under construction, and its numpy evaluation (TFLite semantics)."""
+
+    def __init__(self):
+        self.m = {"buffers": [b""], "tensors": [], "opcodes": [], "operators": [], "inputs": [], "outputs": []}
+
+    def tensor(self, name, shape, data=None, ttype=None):
+        import numpy as np
+        t = {"name": name, "shape": list(shape), "type": TT.FLOAT32 if ttype is None else ttype}
+        if data is not None:
+            t["buffer"] = len(self.m["buffers"])
+            self.m["buffers"].append(tensor_bytes(data))
+        self.m["tensors"].append(t)
+        return len(self.m["tensors"]) - 1
+
+    def op(self, code, inputs, outputs, options_type=None, opts=None):
+        if code not in self.m["opcodes"]:
+            self.m["opcodes"].append(code)
+        self.m["operators"].append({"opcode": self.m["opcodes"].index(code), "inputs": inputs, "outputs": outputs,
+                                    "options_type": options_type, "options": opts})
+
+
+def same_pads(n, k, s):
+    out = (n + s - 1) // s
+    total = max(0, (out - 1) * s + k - n)
+    return out, total // 2, total - total // 2
+
+
+def np_conv_nhwc(x, w, b, stride, groups_depthwise=False):
+    """SAME padding, w OHWI (or [1,KH,KW,C] depthwise with multiplier)."""
+    import numpy as np
+    n, h, wd, c = x.shape
+    kh, kw = w.shape[1], w.shape[2]
+    oh, pt, _ = same_pads(h, kh, stride)
+    ow, pl, _ = same_pads(wd, kw, stride)
+    cout = w.shape[3] if groups_depthwise else w.shape[0]
+    y = np.zeros((n, oh, ow, cout), np.float64)
+    for i in range(oh):
+        for j in range(ow):
+            for a in range(kh):
+                for bb in range(kw):
+                    yi, xj = i * stride + a - pt, j * stride + bb - pl
+                    if 0 <= yi < h and 0 <= xj < wd:
+                        px = x[0, yi, xj, :].astype(np.float64)
+                        if groups_depthwise:
+                            mult = cout // c
+                            y[0, i, j, :] += np.repeat(px, mult) * w[0, a, bb, :]
+                        else:
+                            y[0, i, j, :] += w[:, a, bb, :] @ px
+    return (y + b).astype(np.float32)
+
+
+def float_cnn():
+    """Float CONV_2D/DEPTHWISE/MAX_POOL/AVERAGE_POOL/LOGISTIC/ADD/MEAN/FULLY_CONNECTED/SOFTMAX."""
+    import numpy as np
+    rng = np.random.default_rng(7)
+    fm = FloatModel()
+    x = fm.tensor("input", [1, 8, 8, 3])
+    w1 = (rng.standard_normal((4, 3, 3, 3)) * 0.4).astype(np.float32)
+    b1 = (rng.standard_normal(4) * 0.1).astype(np.float32)
+    w2 = (rng.standard_normal((1, 3, 3, 8)) * 0.4).astype(np.float32)
+    b2 = (rng.standard_normal(8) * 0.1).astype(np.float32)
+    add_c = (rng.standard_normal(8) * 0.5).astype(np.float32)
+    w3 = (rng.standard_normal((5, 8)) * 0.7).astype(np.float32)
+    b3 = (rng.standard_normal(5) * 0.1).astype(np.float32)
+    t = [fm.tensor("conv1/w", w1.shape, w1), fm.tensor("conv1/b", [4], b1), fm.tensor("conv1", [1, 4, 4, 4]),
+         fm.tensor("dw/w", w2.shape, w2), fm.tensor("dw/b", [8], b2), fm.tensor("dw", [1, 4, 4, 8]),
+         fm.tensor("maxpool", [1, 2, 2, 8]), fm.tensor("avgpool", [1, 2, 2, 8]), fm.tensor("sigmoid", [1, 2, 2, 8]),
+         fm.tensor("add/c", [8], add_c), fm.tensor("add", [1, 2, 2, 8]),
+         fm.tensor("mean/axes", [2], np.array([1, 2], np.int32), TT.INT32), fm.tensor("mean", [1, 8]),
+         fm.tensor("fc/w", w3.shape, w3), fm.tensor("fc/b", [5], b3), fm.tensor("logits", [1, 5]),
+         fm.tensor("probabilities", [1, 5])]
+    fm.op(OP.CONV_2D, [x, t[0], t[1]], [t[2]], BO.Conv2DOptions,
+          options("Conv2DOptions", Padding=PAD.SAME, StrideW=2, StrideH=2, FusedActivationFunction=ACT.RELU6))
+    fm.op(OP.DEPTHWISE_CONV_2D, [t[2], t[3], t[4]], [t[5]], BO.DepthwiseConv2DOptions,
+          options("DepthwiseConv2DOptions", Padding=PAD.SAME, StrideW=1, StrideH=1, DepthMultiplier=2,
+                  FusedActivationFunction=ACT.RELU))
+    fm.op(OP.MAX_POOL_2D, [t[5]], [t[6]], BO.Pool2DOptions,
+          options("Pool2DOptions", Padding=PAD.VALID, StrideW=2, StrideH=2, FilterWidth=2, FilterHeight=2))
+    fm.op(OP.AVERAGE_POOL_2D, [t[6]], [t[7]], BO.Pool2DOptions,
+          options("Pool2DOptions", Padding=PAD.SAME, StrideW=1, StrideH=1, FilterWidth=2, FilterHeight=2))
+    fm.op(OP.LOGISTIC, [t[7]], [t[8]])
+    fm.op(OP.ADD, [t[8], t[9]], [t[10]], BO.AddOptions, options("AddOptions", FusedActivationFunction=ACT.NONE))
+    fm.op(OP.MEAN, [t[10], t[11]], [t[12]], BO.ReducerOptions, options("ReducerOptions", KeepDims=False))
+    fm.op(OP.FULLY_CONNECTED, [t[12], t[13], t[14]], [t[15]], BO.FullyConnectedOptions,
+          options("FullyConnectedOptions", FusedActivationFunction=ACT.NONE))
+    fm.op(OP.SOFTMAX, [t[15]], [t[16]], BO.SoftmaxOptions, options("SoftmaxOptions", Beta=0.5))
+    fm.m["inputs"], fm.m["outputs"] = [x], [t[16]]
+
+    def evaluate(xv):
+        a = np.clip(np_conv_nhwc(xv, w1, b1, 2), 0, 6)
+        a = np.maximum(np_conv_nhwc(a, w2, b2, 1, True), 0)
+        a = a.reshape(1, 2, 2, 2, 2, 8).max(axis=(2, 4))
+        p = np.zeros_like(a)
+        for i in range(2):
+            for j in range(2):
+                p[0, i, j] = a[0, i:i + 2, j:j + 2].reshape(-1, 8).mean(axis=0)  # SAME: taps inside only
+        a = 1 / (1 + np.exp(-p)) + add_c
+        a = a.mean(axis=(1, 2))
+        z = (a @ w3.T + b3) * 0.5
+        e = np.exp(z - z.max())
+        return (e / e.sum()).astype(np.float32)
+
+    inputs = [rng.standard_normal((1, 8, 8, 3)).astype(np.float32) for _ in range(2)]
+    return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("input", "probabilities")
+
+
+def float_data_movement():
+    """TRANSPOSE/PAD/STRIDED_SLICE/SPLIT/CONCATENATION/PACK/UNPACK/SLICE/RESHAPE/TANH/HARD_SWISH/LEAKY_RELU/MUL/SUB."""
+    import numpy as np
+    rng = np.random.default_rng(11)
+    fm = FloatModel()
+    i32 = lambda v: np.array(v, np.int32)
+    x = fm.tensor("x", [1, 4, 6])
+    T = lambda name, shape, data=None, tt=None: fm.tensor(name, shape, data, tt)
+    perm = T("perm", [3], i32([0, 2, 1]), TT.INT32); xt = T("transposed", [1, 6, 4])
+    pads = T("pads", [3, 2], i32([[0, 0], [1, 0], [0, 2]]), TT.INT32); xp = T("padded", [1, 7, 6])
+    sb, se, ss = (T(n, [3], i32(v), TT.INT32) for n, v in (("sb", [0, 1, 0]), ("se", [1, 7, 6]), ("ss", [1, 2, 1])))
+    xs = T("strided", [3, 6])
+    ax = T("axis", [], i32(1), TT.INT32); s0 = T("split0", [3, 3]); s1 = T("split1", [3, 3])
+    cat = T("concat", [6, 3]); th = T("tanh", [6, 3]); hs = T("hswish", [3, 3]); lr = T("leaky", [3, 3])
+    pk = T("packed", [2, 3, 3]); u0 = T("unpacked0", [3, 3]); u1 = T("unpacked1", [3, 3])
+    mul = T("mul", [3, 3]); sub = T("sub", [3, 3])
+    lb, ls = T("slice_begin", [2], i32([1, 0]), TT.INT32), T("slice_size", [2], i32([-1, 2]), TT.INT32)
+    sl = T("sliced", [2, 2]); shp = T("shape", [1], i32([4]), TT.INT32); out = T("y", [4])
+    fm.op(OP.TRANSPOSE, [x, perm], [xt])
+    fm.op(OP.PAD, [xt, pads], [xp])
+    fm.op(OP.STRIDED_SLICE, [xp, sb, se, ss], [xs], BO.StridedSliceOptions,
+          options("StridedSliceOptions", ShrinkAxisMask=1))
+    fm.op(OP.SPLIT, [ax, xs], [s0, s1], BO.SplitOptions, options("SplitOptions", NumSplits=2))
+    fm.op(OP.CONCATENATION, [s0, s1], [cat], BO.ConcatenationOptions, options("ConcatenationOptions", Axis=0))
+    fm.op(OP.TANH, [cat], [th])
+    fm.op(OP.HARD_SWISH, [s0], [hs])
+    fm.op(OP.LEAKY_RELU, [s1], [lr], BO.LeakyReluOptions, options("LeakyReluOptions", Alpha=0.25))
+    fm.op(OP.PACK, [hs, lr], [pk], BO.PackOptions, options("PackOptions", ValuesCount=2, Axis=0))
+    fm.op(OP.UNPACK, [pk], [u0, u1], BO.UnpackOptions, options("UnpackOptions", Num=2, Axis=0))
+    fm.op(OP.MUL, [u0, u1], [mul], BO.MulOptions, options("MulOptions", FusedActivationFunction=ACT.RELU))
+    fm.op(OP.SUB, [mul, u1], [sub], BO.SubOptions, options("SubOptions"))
+    fm.op(OP.SLICE, [sub, lb, ls], [sl])
+    fm.op(OP.RESHAPE, [sl, shp], [out])
+    fm.m["inputs"], fm.m["outputs"] = [x], [th, out]
+
+    def evaluate(xv):
+        a = np.transpose(xv, (0, 2, 1))
+        a = np.pad(a, ((0, 0), (1, 0), (0, 2)))
+        a = a[0, 1:7:2, :]
+        p0, p1 = a[:, :3], a[:, 3:]
+        th_v = np.tanh(np.concatenate([p0, p1], 0))
+        hs_v = p0 * np.clip(p0 + 3, 0, 6) / 6
+        lr_v = np.where(p1 > 0, p1, 0.25 * p1)
+        m = np.maximum(hs_v * lr_v, 0)
+        sb_v = m - lr_v
+        return [th_v.astype(np.float32), sb_v[1:, 0:2].reshape(4).astype(np.float32)]
+
+    inputs = [rng.standard_normal((1, 4, 6)).astype(np.float32) * 2 for _ in range(2)]
+    return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("x", ["tanh", "y"])
+
+
+def write_float_model(name, model, cases, names):
+    from onnx import numpy_helper
+    folder = os.path.join(HERE, "models")
+    write(os.path.join(folder, name + ".tflite"), build(model))
+    in_name, out_names = names
+    if isinstance(out_names, str):
+        out_names = [out_names]
+    for k, (xv, ys) in enumerate(cases):
+        d = os.path.join(folder, name, f"test_data_set_{k}")
+        os.makedirs(d, exist_ok=True)
+        write(os.path.join(d, "input_0.pb"), numpy_helper.from_array(xv, in_name).SerializeToString())
+        ys = ys if isinstance(ys, list) else [ys]
+        for j, (yv, yn) in enumerate(zip(ys, out_names)):
+            write(os.path.join(d, f"output_{j}.pb"), numpy_helper.from_array(yv, yn).SerializeToString())
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def main():
+    write_float_model("float_cnn", *float_cnn())
+    write_float_model("float_data_movement", *float_data_movement())
+
+    good = tiny_int8_conv()
+    valid = build(good)
+    write(os.path.join(HERE, "models", "tiny_int8_conv.tflite"), valid)
+
+    cases = {}  # name -> (bytes, expected error fragment)
+
+    def variant(name, expect, edit):
+        m = copy.deepcopy(good)
+        # deepcopy keeps the option builders (functions) shared, which is fine
+        edit(m)
+        cases[name] = (build(m), expect)
+
+    cases["truncated"] = (valid[: len(valid) // 2], "corrupt or truncated")
+    cases["truncated_after_identifier"] = (valid[:12], "corrupt or truncated")
+    bad_root = bytearray(valid)
+    bad_root[0:4] = struct.pack("<I", len(valid) + 1000)
+    cases["root_offset_outside"] = (bytes(bad_root), "corrupt or truncated")
+    garbage = bytearray(b"\x00\x00\x00\x00TFL3" + bytes((i * 89 + 7) % 256 for i in range(300)))
+    garbage[0:4] = struct.pack("<I", 16)
+    cases["garbage_with_identifier"] = (bytes(garbage), "corrupt or truncated")
+    vt = bytearray(valid)
+    root = struct.unpack("<I", vt[0:4])[0]
+    vt[root:root + 4] = struct.pack("<i", -0x7FFFFFF0)  # the root table's vtable offset
+    cases["vtable_offset_outside"] = (bytes(vt), "corrupt or truncated")
+
+    variant("buffer_index_out_of_range", "refers to buffer 99 but the model has 3",
+            lambda m: m["tensors"][1].update(buffer=99))
+    variant("negative_dim", "negative dimension -4", lambda m: m["tensors"][0].update(shape=[1, -4, 4, 2]))
+    variant("huge_dims", "more than 2^31-1 elements",
+            lambda m: m["tensors"][3].update(shape=[1, 65536, 65536, 3]))
+    variant("buffer_too_short", "needs 54", lambda m: m["buffers"].__setitem__(1, m["buffers"][1][:50]))
+    variant("missing_options", "missing or wrong builtin options (expected Conv2DOptions)",
+            lambda m: m["operators"][0].update(options=None))
+    variant("wrong_options_type", "missing or wrong builtin options (expected Pool2DOptions)",
+            lambda m: m["operators"][1].update(options_type=BO.Conv2DOptions, options=conv_options()))
+    variant("quant_scales_vs_channels", "has 2 quantization scales for axis 0 of size 3",
+            lambda m: m["tensors"][1].update(scale=[0.01, 0.02], zero_point=[0, 0]))
+    variant("quant_zero_points_vs_scales", "has 3 quantization scales but 1 zero points",
+            lambda m: m["tensors"][1].update(zero_point=[0]))
+    variant("quant_axis_out_of_range", "quantized along axis 7",
+            lambda m: m["tensors"][1].update(qdim=7))
+    variant("quant_scale_zero", "quantization scale 0", lambda m: m["tensors"][0].update(scale=[0.0]))
+    variant("opcode_index_out_of_range", "refers to operator code 5",
+            lambda m: m["operators"][1].update(opcode=5))
+    variant("tensor_index_out_of_range", "refers to tensor 42",
+            lambda m: m["operators"][0].update(inputs=[0, 42, 2]))
+    variant("graph_output_out_of_range", "output list refers to tensor 9", lambda m: m.update(outputs=[9]))
+    variant("too_few_inputs", "CONV_2D (operator 0): has 1 inputs, expected 2 to 3",
+            lambda m: m["operators"][0].update(inputs=[0]))
+    variant("unsupported_op", "GATHER (operator 1): this operator is not supported",
+            lambda m: m.update(opcodes=[OP.CONV_2D, OP.GATHER]))
+    variant("input_not_produced", "is neither a constant, a model input, nor the output of an earlier operator",
+            lambda m: m["operators"].reverse())
+    variant("zero_stride", "strides must be positive",
+            lambda m: m["operators"][0].update(options=conv_options(stride=0)))
+    variant("wrong_output_shape", "gives 4x4", lambda m: m["tensors"][3].update(shape=[1, 5, 4, 3]))
+    variant("schema_version", "schema version 2", lambda m: m.update(version=2))
+    variant("asymmetric_weights", "must be symmetric", lambda m: m["tensors"][1].update(zero_point=[0, 1, 0]))
+
+    out = os.path.join(HERE, "malformed")
+    for f in os.listdir(out):
+        if f.endswith(".tflite"):
+            os.remove(os.path.join(out, f))
+    with open(os.path.join(out, "EXPECTED.txt"), "w") as listing:
+        listing.write("# file<TAB>part of the one-line error `kiln compile` must print (tests/tflite/run_malformed.cmake)\n")
+        for name, (data, expect) in sorted(cases.items()):
+            write(os.path.join(out, name + ".tflite"), data)
+            listing.write(f"{name}.tflite\t{expect}\n")
+    print(f"wrote models/tiny_int8_conv.tflite and {len(cases)} malformed files")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+BprobabilitiesJ"OÚ>Sƒù=,_µ=‰¡|=dš>

@@ -1,0 +1,1 @@
+BprobabilitiesJhïÌ>i>(¸¸=é¥‘=D–>

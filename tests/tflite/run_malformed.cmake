@@ -1,0 +1,30 @@
+# Runs `kiln compile` on every file of the malformed corpus (tests/tflite/malformed)
+# and checks that each fails cleanly: exit code 1, one line on stderr starting
+# with "kiln: error:", containing the fragment EXPECTED.txt lists for the file,
+# and nothing on stderr from a sanitizer or a crash.
+#   cmake -DKILN=<kiln> -DCORPUS=<dir> -DWORK=<dir> -P run_malformed.cmake
+file(STRINGS ${CORPUS}/EXPECTED.txt lines)
+set(failures 0)
+set(count 0)
+foreach(line ${lines})
+  if(line MATCHES "^#")
+    continue()
+  endif()
+  string(REGEX MATCH "^([^\t]+)\t(.*)$" _ "${line}")
+  set(name ${CMAKE_MATCH_1})
+  set(expect "${CMAKE_MATCH_2}")
+  math(EXPR count "${count} + 1")
+  execute_process(COMMAND ${KILN} compile ${CORPUS}/${name} -o ${WORK}/${name}.out --quiet
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+  string(REGEX MATCHALL "\n" newlines "${err}")
+  list(LENGTH newlines nlines)
+  string(FIND "${err}" "${expect}" at)
+  if(NOT rc EQUAL 1 OR NOT nlines EQUAL 1 OR NOT err MATCHES "^kiln: error: " OR at EQUAL -1)
+    message(SEND_ERROR "${name}: exit ${rc}, ${nlines} stderr lines, expected '${expect}'; stderr: ${err}")
+    math(EXPR failures "${failures} + 1")
+  endif()
+endforeach()
+if(count EQUAL 0)
+  message(FATAL_ERROR "no malformed files listed in ${CORPUS}/EXPECTED.txt")
+endif()
+message(STATUS "${count} malformed files, ${failures} failures")
