@@ -1,6 +1,7 @@
 #include "driver/compile.h"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -259,6 +260,12 @@ CompiledModule compile_model_in_memory(std::vector<uint8_t> model_bytes, const C
   CompileOptions o = options;
   if (o.output_dir.empty()) o.output_dir = "module";
   check_options(o);
+  // The same content sniffing as for files: the TFLite identifier at bytes 4..8.
+  const bool tflite = model_bytes.size() >= 8 && std::memcmp(model_bytes.data() + 4, "TFL3", 4) == 0;
+  if (tflite) {
+    tflite::Model m = tflite::load_tflite_buffer(ConstantBuffer::owned(std::move(model_bytes)), "model.tflite");
+    return compile_graph(import_tflite_model(m, "model.tflite"), "model.tflite", o, false);
+  }
   std::unique_ptr<Graph> graph = import_onnx_from_memory(std::move(model_bytes), import_options_for(o));
   return compile_graph(std::move(graph), "model.onnx", o, false);
 }
