@@ -157,16 +157,25 @@ int64_t parse_count(const std::string& text, const std::string& what, const std:
 
 class Validator {
  public:
-  Validator(const onnx::ModelProto& m, int64_t opset, const ModelProtoChecks& c) : model_(m), checks_(c) {
-    for (const auto& imp : m.opset_import()) opsets_[is_default_domain(imp.domain()) ? "" : imp.domain()] = imp.version();
-    opsets_[""] = opset;
-  }
+  Validator(std::map<std::string, int64_t> opsets, const ModelProtoChecks& c) : checks_(c), opsets_(std::move(opsets)) {}
 
-  void run() {
-    const auto& g = model_.graph();
+  void model(const onnx::ModelProto& m) {
+    const auto& g = m.graph();
     if (g.output_size() == 0)
       throw CompileError("the model has no graph outputs: there is nothing to compute");
     graph(g, /*top_level=*/true);
+  }
+
+  // The per-node rules alone, for a node whose input ranks and constant inputs
+  // are given.
+  void node(const onnx::NodeProto& np, const std::map<std::string, int64_t>& ranks,
+            const std::map<std::string, const onnx::TensorProto*>& constants) {
+    ranks_ = ranks;
+    constants_ = constants;
+    arity(np);
+    attribute_rules(np);
+    rank_rules(np);
+    input_rules(np);
   }
 
  private:
@@ -440,7 +449,6 @@ class Validator {
     for (const auto& vi : g.output()) used.insert(vi.name());
   }
 
-  const onnx::ModelProto& model_;
   const ModelProtoChecks& checks_;
   std::map<std::string, int64_t> opsets_;
   std::map<std::string, int64_t> ranks_;  // declared ranks (inputs, value_info, initializers, Constant outputs)
@@ -451,7 +459,16 @@ class Validator {
 }  // namespace
 
 void validate_model_proto(const onnx::ModelProto& model, int64_t opset, const ModelProtoChecks& checks) {
-  Validator(model, opset, checks).run();
+  std::map<std::string, int64_t> opsets;
+  for (const auto& imp : model.opset_import()) opsets[is_default_domain(imp.domain()) ? "" : imp.domain()] = imp.version();
+  opsets[""] = opset;
+  Validator(std::move(opsets), checks).model(model);
+}
+
+void validate_node_proto(const onnx::NodeProto& np, int64_t opset, const std::map<std::string, int64_t>& ranks,
+                         const std::map<std::string, const onnx::TensorProto*>& constants) {
+  static const ModelProtoChecks no_files;
+  Validator({{is_default_domain(np.domain()) ? "" : np.domain(), opset}}, no_files).node(np, ranks, constants);
 }
 
 void check_constant_indices(const Graph& graph) {

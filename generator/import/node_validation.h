@@ -14,12 +14,14 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "ir/graph.h"
 
 namespace onnx {
 class ModelProto;
+class NodeProto;
 class TensorProto;
 }  // namespace onnx
 
@@ -38,6 +40,13 @@ struct ModelProtoChecks {
 // `model` (and its subgraphs) that breaks a rule; `opset` is the model's ai.onnx
 // opset.
 void validate_model_proto(const onnx::ModelProto& model, int64_t opset, const ModelProtoChecks& checks);
+
+// The per-node rules of validate_model_proto (arity, attributes, ranks, constant
+// inputs) for one node Kiln's own shape inference is about to hand to ONNX after
+// folding computed its inputs (import/node_shape_inference.cpp): `ranks` and
+// `constants` by input name, `opset` of the node's domain.
+void validate_node_proto(const onnx::NodeProto& np, int64_t opset, const std::map<std::string, int64_t>& ranks,
+                         const std::map<std::string, const onnx::TensorProto*>& constants);
 
 // Gather / GatherElements / GatherND / Scatter* / ScatterElements / ScatterND whose
 // indices are constants: every index must lie inside the data's dimension.
