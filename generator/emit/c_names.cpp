@@ -20,7 +20,8 @@ bool is_c_keyword(const std::string& s) {
 }
 
 bool c_safe_char(unsigned char c) {
-  return std::isalnum(c) != 0 || std::strchr(" _-.:,;+=()[]{}<>#@!~^|&%'$", c) != nullptr;
+  // (strchr also finds the terminating NUL: a NUL byte must be escaped, never passed.)
+  return std::isalnum(c) != 0 || (c != 0 && std::strchr(" _-.:,;+=()[]{}<>#@!~^|&%'$", c) != nullptr);
 }
 
 }  // namespace

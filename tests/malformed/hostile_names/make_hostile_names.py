@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A valid model whose every name is hostile to generated C: quotes, backslashes,
+"""A valid model whose every name is hostile to generated C: quotes, backslashes, NUL,
 comment ends and starts, a trigraph, newlines, non-ASCII, C keywords, and two
 names that collide once made identifiers. Its second output is the constant ->
 SplitToSequence -> SequenceAt chain that once failed in the emitter. The e2e test
@@ -30,7 +30,7 @@ nodes = [
     helper.make_node("Relu", ["t\"1*/"], [Y], name="relu\n*/"),
     helper.make_node("SplitToSequence", ["c*/"], ["s\"eq"], name="split??/", axis=0),
     helper.make_node("SequenceAt", ["s\"eq", "p"], ["e"], name="at"),
-    helper.make_node("Mul", ["e", Z], [S], name="mul"),
+    helper.make_node("Mul", ["e", Z], [S], name="mul\0nul\x7f"),
     helper.make_node("Neg", [SAME], ["neg\u00e9"], name="neg"),
 ]
 graph = helper.make_graph(
