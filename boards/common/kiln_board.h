@@ -15,6 +15,8 @@ void kiln_board_write(const char* s, uint32_t len);
 void kiln_board_counter_start(void);
 /* Instructions executed since kiln_board_counter_start(); 0 if the board cannot count. */
 uint64_t kiln_board_counter_stop(void);
+/* The same, without stopping the counter (per-operator profiles). */
+uint64_t kiln_board_counter_read(void);
 /* Ends the program with `code` as the process exit status (semihosting exit on QEMU). */
 void kiln_board_exit(int code);
 

@@ -6,6 +6,8 @@
  *
  *   KILN-CASE <index> <name> status=<int> instructions=<u64>
  *   KILN-OUT <case> <output> <nbytes> <hex bytes...>     (one line per output)
+ *   KILN-PROF <case> <step> <instructions>                (built with KILN_PROFILE=1:
+ *                                                          one line per operator call)
  *   KILN-DONE <cases>
  *
  * Exit status: 0 when every case returned KILN_OK, else 1 (the values are
@@ -58,6 +60,49 @@ static void put_hex(const uint8_t* p, uint32_t n) {
   put(buf);
 }
 
+#ifndef KILN_PROFILE
+#define KILN_PROFILE 0
+#endif
+#if KILN_PROFILE
+/* kiln verify --profile: the generated operators.c calls these around each
+ * operator call (step); the counts are kept here and printed after the case, so
+ * printing costs nothing inside the measured inference. */
+#define KILN_PROFILE_MAX_STEPS 4096u
+static uint64_t profile_counts[KILN_PROFILE_MAX_STEPS];
+static uint32_t profile_steps; /* 1 + the highest step seen in this case */
+static uint64_t profile_begin_at;
+
+void kiln_profile_begin(uint32_t step);
+void kiln_profile_end(uint32_t step);
+
+void kiln_profile_begin(uint32_t step) {
+  (void)step;
+  profile_begin_at = kiln_board_counter_read();
+}
+
+void kiln_profile_end(uint32_t step) {
+  uint64_t now = kiln_board_counter_read();
+  if (step >= KILN_PROFILE_MAX_STEPS) return;
+  profile_counts[step] += now - profile_begin_at;
+  if (step + 1u > profile_steps) profile_steps = step + 1u;
+}
+
+static void profile_report(uint32_t c) {
+  uint32_t s;
+  for (s = 0; s < profile_steps; ++s) {
+    put("KILN-PROF ");
+    put_u64(c);
+    put(" ");
+    put_u64(s);
+    put(" ");
+    put_u64(profile_counts[s]);
+    put("\n");
+    profile_counts[s] = 0;
+  }
+  profile_steps = 0;
+}
+#endif
+
 int main(void) {
   uint32_t c, o;
   int failures = 0;
@@ -79,6 +124,9 @@ int main(void) {
     put_u64(instructions);
     put("\n");
     if (status != KILN_OK) ++failures;
+#if KILN_PROFILE
+    profile_report(c);
+#endif
     for (o = 0; o < t->model->num_outputs; ++o) {
       put("KILN-OUT ");
       put_u64(c);

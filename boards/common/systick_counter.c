@@ -31,7 +31,7 @@ void kiln_board_counter_start(void) {
   SYST_CSR = SYST_CSR_ENABLE | SYST_CSR_TICKINT | SYST_CSR_CLKSOURCE;
 }
 
-uint64_t kiln_board_counter_stop(void) {
+uint64_t kiln_board_counter_read(void) {
   uint32_t w1, v, w2;
   uint64_t ticks;
   do { /* read wraps and the counter consistently */
@@ -39,7 +39,12 @@ uint64_t kiln_board_counter_stop(void) {
     v = SYST_CVR;
     w2 = wraps;
   } while (w1 != w2);
-  SYST_CSR = 0;
   ticks = (uint64_t)w1 * (SYST_RELOAD + 1u) + (uint64_t)(SYST_RELOAD - v);
   return ticks * KILN_BOARD_INSTRUCTIONS_PER_TICK_X100 / 100u;
+}
+
+uint64_t kiln_board_counter_stop(void) {
+  uint64_t n = kiln_board_counter_read();
+  SYST_CSR = 0;
+  return n;
 }

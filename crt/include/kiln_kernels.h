@@ -42,5 +42,8 @@
 #include "kiln/optimizer.h"
 #include "kiln/text.h"
 #include "kiln/nn_s8.h"
+#include "kiln/nn_s8_pool.h"
+#include "kiln/nn_s8_elementwise.h"
+#include "kiln/nn_s8_softmax.h"
 
 #endif /* KILN_KERNELS_H */

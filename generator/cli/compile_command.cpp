@@ -1,5 +1,7 @@
 #include "cli/compile_command.h"
 
+#include "util/progress.h"
+
 #include <memory>
 
 #include "cli/compile_options.h"
@@ -17,7 +19,10 @@ void add_compile_command(CLI::App& app) {
   cmd->add_option("-o,--output", args->opts.output_dir, "output folder (created; existing files are overwritten)")
       ->required();
   add_compile_options(cmd, &args->opts);
-  cmd->callback([args]() { compile_model(args->model, args->opts); });
+  cmd->callback([args]() {
+    ProgressDisplay progress(!args->opts.quiet && stderr_is_terminal());  // stage names on a terminal
+    compile_model(args->model, args->opts);
+  });
 }
 
 }  // namespace kiln

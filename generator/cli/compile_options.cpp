@@ -69,6 +69,9 @@ void add_compile_options(CLI::App* cmd, CompileOptions* o) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("!--no-fold", o->fold, "skip constant folding and graph simplification");
+  cmd->add_flag("!--float-qdq", o->integer_quantized,
+                "keep a quantized model's ops in float between DequantizeLinear / QuantizeLinear "
+                "(default: rewrite them to integer ops)");
   cmd->add_flag("!--no-alias", o->alias_views, "give view ops (Reshape, Flatten, ...) their own buffer and a copy");
   cmd->add_flag("!--no-in-place", o->in_place, "never let an element-wise op overwrite its input");
   cmd->add_option("--executor", o->executor, "executor (only 'aot')")->capture_default_str()->check(CLI::IsMember({"aot"}));

@@ -7,6 +7,7 @@
 #include "fold/fold.h"
 #include "import/node_shape_inference.h"
 #include "import/onnx_importer.h"
+#include "driver/compile.h"
 #include "tflite/tflite_importer.h"
 #include "util/error.h"
 
@@ -90,6 +91,12 @@ void add_inspect_command(CLI::App& app) {
     }
     std::cout << fold_report_details(r);
     std::cout << "operators after folding (" << graph->nodes.size() << "):" << op_histogram(*graph) << "\n";
+    // Quantized models: what `kiln compile` makes of their QDQ groups (quant/qdq_rewrite.h).
+    quant::QdqReport qr = quant::rewrite_quantized_graph(*graph, qdq_options_from_lowerings());
+    if (!qr.quantized_model) return;
+    std::cout << quant::qdq_report_summary(qr);
+    std::cout << "operators after the integer rewrite (" << graph->nodes.size() << "):" << op_histogram(*graph)
+              << "\n";
   });
 }
 

@@ -7,9 +7,11 @@
 #include <optional>
 
 #include "planner/csv_instance.h"
+#include "planner/dsa_search.h"
 #include "planner/plan_report.h"
 #include "planner/planner.h"
 #include "util/error.h"
+#include "util/progress.h"
 
 namespace kiln {
 
@@ -44,6 +46,9 @@ void add_plan_command(CLI::App& app) {
       planner::PlannerOptions o;
       o.algorithm = a->algorithm;
       o.budget_ms = a->budget_ms;
+      ProgressDisplay progress(stderr_is_terminal());  // the search's progress on a terminal
+      progress_stage("planning " + std::to_string(problem.buffers.size()) + " buffers (" + a->algorithm + ")");
+      planner::set_search_progress_hook(&progress_fraction);
       plan = planner::plan_memory(problem, o);
     } catch (const planner::PlanError& e) {
       throw CompileError(e.what());

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -13,6 +14,8 @@
 #include "sequence/sequence_io.h"
 #include "tflite/tflite_file.h"
 #include "util/error.h"
+#include "util/progress.h"
+#include "verify/profile.h"
 #include "verify/verify.h"
 
 namespace kiln {
@@ -31,8 +34,10 @@ struct VerifyArgs {
   double timeout_s = 300;
   bool no_sanitize = false;
   bool no_cache = false;
+  bool profile = false;
   bool poison = false;
   int show_outputs = 0;
+  int64_t int_tolerance = 0;
   CompileOptions compile;
 };
 
@@ -55,7 +60,29 @@ std::string fmt_error(double e) {
   return b;
 }
 
+// --report FILE: the compile wrote its report there; add what verify measured.
+void add_verify_to_report(const fs::path& file, const std::string& board, const CompiledModule& m,
+                          const VerifyReport& r, bool profile) {
+  nlohmann::json j;
+  {
+    std::ifstream in(file);
+    if (!in) throw CompileError("cannot read the report '" + file.string() + "'");
+    in >> j;
+  }
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& c : r.cases) {
+    nlohmann::json cj = {{"name", c.name}, {"pass", c.pass}, {"status", c.status}, {"instructions", c.instructions}};
+    if (profile) cj["profile"] = profile_json(m, c, c.instructions > 0);
+    cases.push_back(cj);
+  }
+  j["verify"] = {{"board", board}, {"cases", cases}, {"pass", r.all_pass()}};
+  std::ofstream out(file);
+  out << j.dump(2) << "\n";
+  if (!out) throw CompileError("cannot write the report '" + file.string() + "'");
+}
+
 void run(const VerifyArgs& a) {
+  ProgressDisplay progress(!a.compile.quiet && stderr_is_terminal());  // stage names on a terminal
   fs::path work = a.work_dir.empty() ? fs::temp_directory_path() / ("kiln-verify-" + std::to_string(::getpid()))
                                      : fs::absolute(a.work_dir);  // generated #includes need absolute paths
   CompileOptions co = a.compile;
@@ -88,9 +115,18 @@ void run(const VerifyArgs& a) {
     vo.crt_cache_dir = a.crt_cache;
   else if (!a.no_cache)
     vo.crt_cache_dir = default_cache_dir();
+  if (!vo.crt_cache_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(vo.crt_cache_dir, ec);
+    if (ec && a.crt_cache.empty()) vo.crt_cache_dir.clear();  // an unwritable home: build in the work folder
+    else if (ec) throw CompileError("--crt-cache '" + a.crt_cache + "': " + ec.message());
+  }
   vo.sanitize = !a.no_sanitize;
   vo.poison_dead = a.poison;
+  vo.profile = a.profile;
+  vo.int_tolerance = a.int_tolerance;
   VerifyReport r = run_verify_cases(cases, vo);
+  progress_stage("");
   if (!r.failure.empty()) {
     std::cerr << r.log << "\n";
     throw CompileError("verify on board '" + a.board + "': " + r.failure + " (work folder: " + work.string() + ")");
@@ -115,6 +151,11 @@ void run(const VerifyArgs& a) {
         std::cout << "      got:      " << fmt_values(*got, a.show_outputs) << "\n";
         std::cout << "      expected: " << fmt_values(*cases[i].data.expected[o], a.show_outputs) << "\n";
       }
+    }
+    if (a.profile) {
+      std::cout << "    profile (" << (c.instructions > 0 ? "instructions per operator call" : "no instruction counter on this board")
+                << "):\n"
+                << profile_table(m, c, c.instructions > 0);
     }
     if (!a.dump_outputs.empty()) {
       fs::path dir = fs::path(a.dump_outputs) / (r.cases.size() > 1 ? c.name : "");
@@ -142,6 +183,7 @@ void run(const VerifyArgs& a) {
     std::cout << "  whole test image: flash " << r.size.text + r.size.data << " bytes (text+data), RAM "
               << r.size.data + r.size.bss << " bytes (data+bss, incl. test data and buffers)\n";
   bool pass = r.all_pass();
+  if (!a.compile.report_path.empty()) add_verify_to_report(a.compile.report_path, a.board, m, r, a.profile);
   std::cout << (pass ? "PASS" : "FAIL") << "\n";
   if (a.work_dir.empty() && pass) {
     std::error_code ec;
@@ -168,6 +210,13 @@ void add_verify_command(CLI::App& app) {
       ->excludes(cache);
   cmd->add_option("--timeout", a->timeout_s, "seconds before a run is killed")->capture_default_str();
   cmd->add_flag("--no-sanitize", a->no_sanitize, "host board: build without AddressSanitizer/UBSan");
+  cmd->add_flag("--profile", a->profile,
+                "print each operator call's op type, output shape, MACs and instructions (QEMU boards), "
+                "also in --report; the image is built with -DKILN_PROFILE=1");
+  cmd->add_option("--int-tolerance", a->int_tolerance,
+                  "integer outputs may differ from the expected ones by up to N (default 0: exactly); 1 for "
+                  "quantized ONNX models against onnxruntime (ONNX requantizes in float, Kiln in fixed point)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--poison-dead", a->poison, "fill every buffer with 0xA5 when its live range ends (KILN_POISON_DEAD)");
   cmd->add_option("--show-outputs", a->show_outputs,
                   "print the first N values of every output next to the expected ones (0: none)")

@@ -19,12 +19,16 @@
 #include "import/node_shape_inference.h"
 #include "import/node_validation.h"
 #include "import/onnx_importer.h"
+#include "lower/lowering.h"
+#include "planner/dsa_search.h"
 #include "planner/plan_report.h"
 #include "planner/pool_spec.h"
+#include "quant/qdq_rewrite.h"
 #include "sequence/resolve_sequences.h"
 #include "sequence/runtime_sequences.h"
 #include "tflite/tflite_importer.h"
 #include "util/error.h"
+#include "util/progress.h"
 
 namespace kiln {
 
@@ -87,6 +91,20 @@ void fold_report_accumulate(FoldReport& total, const FoldReport& r) {
   total.seconds += r.seconds;
 }
 
+quant::QdqOptions qdq_options_from_lowerings() {
+  quant::QdqOptions qo;
+  qo.has_kernel = [](const std::string& op) { return has_lowering(op); };
+  qo.refuses = [](const Node& n) -> std::optional<std::string> {
+    try {
+      lower_node(n);
+      return std::nullopt;
+    } catch (const CompileError& e) {
+      return std::string(e.what());
+    }
+  };
+  return qo;
+}
+
 // A failed compile must leave nothing behind: the module is written into a
 // staging folder beside the target (same file system, so the final step is a
 // rename) and moved into place only once every file is written.
@@ -142,6 +160,7 @@ class StagingFolder {
 CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& model_name, const CompileOptions& o,
                              bool write) {
   std::vector<planner::Pool> pools = make_pools(o);
+  progress_stage(o.fold ? "folding constants and inferring shapes" : "inferring shapes");
 
   FoldReport fold_report;
   // Values whose shape depends on a computed constant get their shape once folding
@@ -167,6 +186,14 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
   }
   require_sequences_resolved(*graph);
   check_constant_indices(*graph);
+  // Quantized (QDQ) groups become integer ops, after folding (which leaves
+  // DequantizeLinear of constant weights alone, so the weights stay int8).
+  quant::QdqReport quant_report;
+  if (o.integer_quantized) {
+    progress_stage("rewriting quantized groups to integer ops");
+    quant_report = quant::rewrite_quantized_graph(*graph, qdq_options_from_lowerings());
+  }
+
   try {
     require_static_shapes(*graph);
   } catch (const CompileError& e) {
@@ -175,11 +202,14 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
                        "(Shape -> Gather -> Concat -> Reshape chains) are only known after folding");
   }
 
+  progress_stage("lowering and bufferizing");
   BufferizeOptions bo;
   bo.alias_views = o.alias_views;
   bo.in_place = o.in_place;
   BufferizedProgram program = bufferize(*graph, bo);
 
+  progress_stage("planning memory (" + std::to_string(program.buffers.size()) + " buffers)");
+  planner::set_search_progress_hook(&progress_fraction);  // the exact search's share of its budget
   MemoryPlanOptions mo;
   mo.pools = pools;
   mo.pins = o.pins;
@@ -188,6 +218,7 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
   mo.planner.budget_ms = o.planner_budget_ms;
   MemoryPlan mp = plan_program_memory(program, mo);
 
+  progress_stage("writing C");
   EmitOptions eo;
   eo.module_name = o.module_name;
   eo.output_dir = o.output_dir;
@@ -211,6 +242,7 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
     j["plan"] = planner::plan_to_json(mp.problem, mp.plan, mp.origins);
     j["folding"] = fold_report_to_json(fold_report);
     j["copies"] = program.copies;
+    if (quant_report.quantized_model) j["quantization"] = quant::qdq_report_to_json(quant_report);
     nlohmann::json ops = nlohmann::json::array();
     for (size_t i = 0; i < program.ops.size(); ++i) ops.push_back({{"step", i}, {"op", program.ops[i].label}});
     j["schedule"] = ops;
@@ -220,10 +252,12 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
     write_text(o.memory_map_path, planner::plan_to_svg(mp.problem, mp.plan, mp.origins));
   if (o.output_format == "mlf") write_model_library_format(module, o.output_dir.string() + ".tar");
 
+  progress_stage("");
   if (!o.quiet) {
     std::cout << "kiln: compiled '" << model_name << "' -> " << o.output_dir.string() << " ("
               << program.ops.size() << " operator calls, " << program.copies.size() << " copies)\n";
     if (o.fold) std::cout << fold_report_summary(fold_report);
+    std::cout << quant::qdq_report_summary(quant_report);
     std::cout << planner::plan_summary_text(mp.problem, mp.plan);
   }
   return module;
@@ -252,6 +286,7 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
   const bool tflite = tflite::is_tflite_file(model_path);
   if (tflite && (!o.input_shapes.empty() || !o.sequence_inputs.empty()))
     throw CompileError("--input-shape and --sequence-input apply to ONNX models; a TFLite model's shapes are static");
+  progress_stage("importing " + model_path.filename().string());
   std::unique_ptr<Graph> graph = tflite ? import_tflite(model_path) : import_onnx(model_path, io);
   return compile_graph(std::move(graph), model_path.filename().string(), o, true);
 }

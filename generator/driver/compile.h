@@ -9,6 +9,7 @@
 
 #include "emit/compiled_module.h"
 #include "ir/graph.h"
+#include "quant/qdq_rewrite.h"
 
 namespace kiln {
 
@@ -28,6 +29,7 @@ struct CompileOptions {
   std::map<std::string, std::vector<Shape>> sequence_inputs;
   int64_t fold_size_limit = 1 << 20;           // --fold-size-limit BYTES
   bool fold = true;                            // --no-fold turns folding off
+  bool integer_quantized = true;               // --float-qdq keeps quantized ops in float (quant/qdq_rewrite.h)
   bool alias_views = true;                     // --no-alias: every view op becomes a copy
   bool in_place = true;                        // --no-in-place
   std::string executor = "aot";                // --executor (only aot)
@@ -38,6 +40,10 @@ struct CompileOptions {
   std::filesystem::path memory_map_path;       // --memory-map FILE.svg
   bool quiet = false;                          // no summary on stdout
 };
+
+// The QDQ rewrite's view of this build's lowerings: which integer ops have a
+// kernel, and whether a lowering takes an op's parameters.
+quant::QdqOptions qdq_options_from_lowerings();
 
 // Runs the pipeline and writes the module into options.output_dir. Throws
 // CompileError (one line, naming the node or flag) on bad input.

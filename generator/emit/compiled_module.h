@@ -39,6 +39,14 @@ struct CompiledSequence {
   size_t position = 0, first = 0, count = 0;
 };
 
+// One operator call of operators.c (step i = ops[i]), for profiles.
+struct CompiledOp {
+  std::string label;    // "Conv 'conv1'", or "copy to output 'y'" for an inserted copy
+  std::string op_type;  // "Conv"; "copy" for an inserted copy
+  std::vector<int64_t> output_shape;  // of its first output
+  uint64_t macs = 0;    // multiply-accumulates (emit/op_summary.h); 0: not a MAC op
+};
+
 struct CompiledModule {
   std::string module_name;            // "cnn": symbols are kiln_cnn_*
   std::filesystem::path dir;          // output folder
@@ -54,6 +62,7 @@ struct CompiledModule {
   std::vector<CompiledTensor> inputs, outputs;
   std::vector<CompiledSequence> sequences;  // sequence-typed graph inputs/outputs
   std::vector<CompiledPool> pools;    // workspace pools, then parameter pools
+  std::vector<CompiledOp> ops;        // the operator calls in execution order
 };
 
 }  // namespace kiln

@@ -8,6 +8,7 @@
 
 #include "emit/c_names.h"
 #include "emit/kernel_index.h"
+#include "emit/op_summary.h"
 #include "emit/template_engine.h"
 #include "util/error.h"
 #include "util/paths.h"
@@ -140,6 +141,14 @@ class Emitter {
     for (const auto& s : sources) m.sources.push_back(opt_.output_dir / s);
     m.crt_dir = opt_.output_dir / "crt";
     m.crt_sources = crt_sources;
+    for (const auto& op : prog_.ops) {
+      CompiledOp co;
+      co.label = op.label;
+      co.op_type = op.node ? op.node->op_type : "copy";
+      if (op.node && !op.node->outputs.empty() && op.node->outputs[0]) co.output_shape = op.node->outputs[0]->shape;
+      co.macs = op.node ? multiply_accumulates(*op.node) : 0;
+      m.ops.push_back(co);
+    }
     m.include_dirs = {opt_.output_dir, m.crt_dir / "include"};
     for (const auto& t : inputs_) m.inputs.push_back(t.info);
     for (const auto& t : outputs_) m.outputs.push_back(t.info);

@@ -48,6 +48,10 @@ void ensure_registered() {
     register_text_lowerings();
     register_qnn_conv_lowerings();
     register_qnn_fully_connected_lowerings();
+    register_qnn_pool_lowerings();
+    register_qnn_elementwise_lowerings();
+    register_qnn_lookup_lowerings();
+    register_qnn_softmax_lowerings();
     return true;
   }();
   (void)done;

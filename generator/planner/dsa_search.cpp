@@ -1,6 +1,7 @@
 #include "planner/dsa_search.h"
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 #include <tuple>
 
@@ -30,6 +31,12 @@ uint64_t peak_live(const std::vector<DsaItem>& items, const std::vector<int>& id
 
 }  // namespace
 
+namespace {
+std::atomic<SearchProgressHook> search_progress_hook{nullptr};
+}  // namespace
+
+void set_search_progress_hook(SearchProgressHook hook) { search_progress_hook = hook; }
+
 SearchBudget SearchBudget::from_ms(int64_t budget_ms) {
   SearchBudget b;
   uint64_t ms = uint64_t(std::max<int64_t>(budget_ms, 0));
@@ -40,8 +47,12 @@ SearchBudget SearchBudget::from_ms(int64_t budget_ms) {
 
 bool SearchBudget::spend() {
   if (exhausted) return false;
-  if (++nodes > node_limit) exhausted = true;
-  else if ((nodes & 4095) == 0 && std::chrono::steady_clock::now() > hard_deadline) exhausted = true;
+  if (++nodes > node_limit) {
+    exhausted = true;
+  } else if ((nodes & 4095) == 0) {
+    if (std::chrono::steady_clock::now() > hard_deadline) exhausted = true;
+    if (SearchProgressHook hook = search_progress_hook.load()) hook(nodes, node_limit);
+  }
   return !exhausted;
 }
 

@@ -31,6 +31,11 @@ struct DsaItem {
 // Work limit shared by all searches of one plan. Node counts, not the clock,
 // decide when a search stops, so a plan never depends on machine load; the clock
 // is only a safety net (a search is abandoned at four times the budget + 1 s).
+// Called every few thousand search nodes with the nodes spent and the budget's
+// limit (the CLI shows it on a terminal); null: nobody listens.
+using SearchProgressHook = void (*)(uint64_t nodes, uint64_t node_limit);
+void set_search_progress_hook(SearchProgressHook hook);
+
 struct SearchBudget {
   uint64_t node_limit = 0;
   uint64_t nodes = 0;

@@ -211,4 +211,18 @@ AxisPadding tflite_padding(fb::Padding padding, int64_t in, int64_t filter, int6
   return p;
 }
 
+Window2D window_2d(const ImportContext& c, const Operator& op, const Tensor& x, const Tensor& y, fb::Padding padding,
+                   int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw) {
+  if (sh <= 0 || sw <= 0) c.fail(op, "strides must be positive");
+  if (dh <= 0 || dw <= 0) c.fail(op, "dilations must be positive");
+  if (kh <= 0 || kw <= 0) c.fail(op, "the window must not be empty");
+  if (padding != fb::Padding::SAME && padding != fb::Padding::VALID) c.fail(op, "unknown padding");
+  const AxisPadding ph = tflite_padding(padding, x.shape[1], kh, sh, dh);
+  const AxisPadding pw = tflite_padding(padding, x.shape[2], kw, sw, dw);
+  if (ph.out < 1 || pw.out < 1 || y.shape[1] != ph.out || y.shape[2] != pw.out || y.shape[0] != x.shape[0])
+    c.fail(op, "output '" + y.name + "' has shape " + shape_str(y.shape) + " but input " + shape_str(x.shape) +
+                   " gives " + std::to_string(ph.out) + "x" + std::to_string(pw.out));
+  return {{sh, sw}, {dh, dw}, {ph.before, pw.before, ph.after, pw.after}};
+}
+
 }  // namespace kiln::tflite

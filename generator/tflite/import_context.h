@@ -5,6 +5,7 @@
 // IR nodes. The checks here throw CompileError naming the operator and its index.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
 #include <string>
@@ -91,10 +92,18 @@ void register_op(tflite_fb::BuiltinOperator code, OpFlavor flavor, OpMapping fn)
 // Maps `op` into the graph, or throws naming why it cannot.
 void map_operator(ImportContext& ctx, const Operator& op);
 
+// A KilnQLookup of value `x` through `table` into `out` (a new value when null).
+// When `x` is itself the output of a KilnQLookup, the two tables are composed and
+// the new node reads that lookup's input: one table instead of two (the first one
+// goes away with dead-node removal if nothing else uses it).
+Value* add_lookup(ImportContext& c, const Operator& op, Value* x, const std::array<int8_t, 256>& table, Value* out,
+                  const std::string& what);
+
 // Registration from the ops_*.cpp files (called once by the importer).
 void register_quantized_ops();
 void register_float_ops();
 void register_layout_ops();
+void register_lstm_ops();
 
 // SAME/VALID padding as TFLite computes it, for one spatial axis: the padding
 // before and after and the output size.
@@ -102,5 +111,14 @@ struct AxisPadding {
   int64_t before = 0, after = 0, out = 0;
 };
 AxisPadding tflite_padding(tflite_fb::Padding padding, int64_t in, int64_t filter, int64_t stride, int64_t dilation);
+
+// Strides, dilations and pads [top, left, bottom, right] of a 2-D window operator
+// on NHWC `x` -> `y` (kernel kh x kw), after checking that the parameters are
+// positive and that `y`'s batch and spatial size are what TFLite computes.
+struct Window2D {
+  std::vector<int64_t> strides, dilations, pads;
+};
+Window2D window_2d(const ImportContext& c, const Operator& op, const Tensor& x, const Tensor& y,
+                   tflite_fb::Padding padding, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw);
 
 }  // namespace kiln::tflite

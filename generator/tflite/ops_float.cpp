@@ -78,22 +78,6 @@ Value* float_bias(ImportContext& c, const Operator& op, int64_t channels) {
   return c.value(op, 2);
 }
 
-// Pads/strides of a window op on NHWC tensors, checked against the output.
-struct Window {
-  std::vector<int64_t> strides, dilations, pads;
-};
-Window window(ImportContext& c, const Operator& op, const Tensor& x, const Tensor& y, fb::Padding padding, int64_t kh,
-              int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw) {
-  if (sh <= 0 || sw <= 0 || dh <= 0 || dw <= 0 || kh <= 0 || kw <= 0)
-    c.fail(op, "strides, dilations and the window must be positive");
-  AxisPadding ph = tflite_padding(padding, x.shape[1], kh, sh, dh);
-  AxisPadding pw = tflite_padding(padding, x.shape[2], kw, sw, dw);
-  if (ph.out < 1 || pw.out < 1 || y.shape[1] != ph.out || y.shape[2] != pw.out || y.shape[0] != x.shape[0])
-    c.fail(op, "output '" + y.name + "' has shape " + shape_str(y.shape) + " but input " + shape_str(x.shape) +
-                   " gives " + std::to_string(ph.out) + "x" + std::to_string(pw.out));
-  return {{sh, sw}, {dh, dw}, {ph.before, pw.before, ph.after, pw.after}};
-}
-
 // NHWC x -> NCHW op -> activation -> NHWC y.
 void spatial(ImportContext& c, const Operator& op, const std::string& onnx_op, std::vector<Value*> extra_inputs,
              const std::map<std::string, AttrValue>& attrs, fb::ActivationFunctionType act, int64_t out_channels) {
@@ -120,7 +104,7 @@ void conv_2d(ImportContext& c, const Operator& op) {
   const int64_t cin = x.shape[3], cout = w.shape[0], wcin = w.shape[3];
   if (wcin <= 0 || cin < wcin || cin % wcin != 0 || cout <= 0 || cout % (cin / wcin) != 0 || y.shape[3] != cout)
     c.fail(op, "filter " + shape_str(w.shape) + " does not fit input " + shape_str(x.shape));
-  Window win = window(c, op, x, y, o->padding(), w.shape[1], w.shape[2], o->stride_h(), o->stride_w(),
+  Window2D win = window_2d(c, op, x, y, o->padding(), w.shape[1], w.shape[2], o->stride_h(), o->stride_w(),
                       o->dilation_h_factor(), o->dilation_w_factor());
   std::vector<Value*> extra{c.constant(op, c.constant_input(op, 1)->transposed(kToNchw), "weights_oihw")};
   if (Value* b = float_bias(c, op, cout)) extra.push_back(b);
@@ -141,7 +125,7 @@ void depthwise_conv_2d(ImportContext& c, const Operator& op) {
   const int64_t cin = x.shape[3], cout = w.shape[3];
   if (w.shape[0] != 1 || cin <= 0 || cout % cin != 0 || y.shape[3] != cout)
     c.fail(op, "filter " + shape_str(w.shape) + " does not fit input " + shape_str(x.shape));
-  Window win = window(c, op, x, y, o->padding(), w.shape[1], w.shape[2], o->stride_h(), o->stride_w(),
+  Window2D win = window_2d(c, op, x, y, o->padding(), w.shape[1], w.shape[2], o->stride_h(), o->stride_w(),
                       o->dilation_h_factor(), o->dilation_w_factor());
   // [1,KH,KW,Cout] -> ONNX grouped weights [Cout,1,KH,KW], one group per input channel.
   std::vector<Value*> extra{
@@ -161,7 +145,7 @@ void pool_2d(ImportContext& c, const Operator& op, const std::string& onnx_op) {
   c.require_rank(op, y, 4);
   const auto* o = c.options<fb::Pool2DOptions>(op);
   if (y.shape[3] != x.shape[3]) c.fail(op, "output channels differ from input channels");
-  Window win = window(c, op, x, y, o->padding(), o->filter_height(), o->filter_width(), o->stride_h(),
+  Window2D win = window_2d(c, op, x, y, o->padding(), o->filter_height(), o->filter_width(), o->stride_h(),
                       o->stride_w(), 1, 1);
   std::map<std::string, AttrValue> attrs{{"strides", win.strides},
                                          {"pads", win.pads},
@@ -264,35 +248,27 @@ void mean(ImportContext& c, const Operator& op) {
   n->attrs["keepdims"] = int64_t(keep ? 1 : 0);
 }
 
-void resize(ImportContext& c, const Operator& op, bool bilinear) {
+// RESIZE_BILINEAR (RESIZE_NEAREST_NEIGHBOR is data movement, ops_layout.cpp).
+void resize_bilinear(ImportContext& c, const Operator& op) {
   c.require_arity(op, 2, 2, 1);
   const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
   check_float(c, op, {&x, &y});
   c.require_rank(op, x, 4);
   c.require_rank(op, y, 4);
-  bool align_corners = false, half_pixel = false;
-  if (bilinear) {
-    const auto* o = c.options<fb::ResizeBilinearOptions>(op, false);
-    align_corners = o && o->align_corners();
-    half_pixel = o && o->half_pixel_centers();
-  } else {
-    const auto* o = c.options<fb::ResizeNearestNeighborOptions>(op, false);
-    align_corners = o && o->align_corners();
-    half_pixel = o && o->half_pixel_centers();
-  }
+  const auto* o = c.options<fb::ResizeBilinearOptions>(op, false);
+  const bool align_corners = o && o->align_corners(), half_pixel = o && o->half_pixel_centers();
   const auto size = c.constant_input(op, 1)->to_int64s();
   if (size.size() != 2 || size[0] != y.shape[1] || size[1] != y.shape[2] || y.shape[3] != x.shape[3])
     c.fail(op, "the size input does not match the output shape");
-  std::map<std::string, AttrValue> attrs;
-  attrs["mode"] = std::string(bilinear ? "linear" : "nearest");
   // TFLite's source coordinate: align_corners maps corner to corner; half-pixel
   // centers shift by half a pixel; otherwise dst * in / out.
+  std::map<std::string, AttrValue> attrs;
+  attrs["mode"] = std::string("linear");
   attrs["coordinate_transformation_mode"] =
-      std::string(align_corners ? "align_corners" : half_pixel ? (bilinear ? "half_pixel" : "tf_half_pixel_for_nn") : "asymmetric");
-  if (!bilinear) attrs["nearest_mode"] = std::string(align_corners ? "round_prefer_ceil" : "floor");
+      std::string(align_corners ? "align_corners" : half_pixel ? "half_pixel" : "asymmetric");
   const std::vector<int64_t> sizes{y.shape[0], y.shape[3], y.shape[1], y.shape[2]};
-  spatial(c, op, "Resize", {nullptr, nullptr, c.int64s(op, sizes, "sizes")}, attrs,
-          fb::ActivationFunctionType::NONE, x.shape[3]);
+  spatial(c, op, "Resize", {nullptr, nullptr, c.int64s(op, sizes, "sizes")}, attrs, fb::ActivationFunctionType::NONE,
+          x.shape[3]);
 }
 
 void batch_matmul(ImportContext& c, const Operator& op) {
@@ -337,8 +313,7 @@ void register_float_ops() {
   register_op(B::RELU_N1_TO_1, F, [](ImportContext& c, const Operator& op) { unary(c, op, "Clip1"); });
   register_op(B::LEAKY_RELU, F, [](ImportContext& c, const Operator& op) { unary(c, op, "LeakyRelu"); });
   register_op(B::HARD_SWISH, F, [](ImportContext& c, const Operator& op) { unary(c, op, "HardSwish"); });
-  register_op(B::RESIZE_BILINEAR, F, [](ImportContext& c, const Operator& op) { resize(c, op, true); });
-  register_op(B::RESIZE_NEAREST_NEIGHBOR, F, [](ImportContext& c, const Operator& op) { resize(c, op, false); });
+  register_op(B::RESIZE_BILINEAR, F, resize_bilinear);
   register_op(B::BATCH_MATMUL, F, batch_matmul);
 }
 

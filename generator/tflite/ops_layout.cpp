@@ -5,6 +5,7 @@
 // so a reshape-like operator needs nothing but its output shape.
 
 #include <algorithm>
+#include <cmath>
 
 #include "tflite/import_context.h"
 #include "tflite/lookup_tables.h"
@@ -87,10 +88,7 @@ Value* requantized_input(ImportContext& c, const Operator& op, size_t i, const T
     return c.value(op, i);
   const QuantParams in{c.scale(op, t), int32_t(c.zero_point(op, t))};
   const QuantParams out{c.scale(op, to), int32_t(c.zero_point(op, to))};
-  Value* r = c.temp(op, DType::Int8, t.shape, "requantized");
-  c.add(op, "KilnQLookup", {c.value(op, i), c.constant(op, table_constant(requantize_table(in, out)), "table")}, {r},
-        "requantize_" + std::to_string(i));
-  return r;
+  return add_lookup(c, op, c.value(op, i), requantize_table(in, out), nullptr, "requantize_" + std::to_string(i));
 }
 
 void concatenation(ImportContext& c, const Operator& op) {
@@ -122,6 +120,7 @@ void pad(ImportContext& c, const Operator& op, bool v2) {
   const auto p = const_ints(c, op, 1);
   const size_t rank = x.shape.size();
   if (p.size() != 2 * rank) c.fail(op, "paddings must be [rank, 2]");
+  if (y.shape.size() != rank) c.fail(op, "input and output ranks differ");
   std::vector<int64_t> pads(2 * rank);
   for (size_t d = 0; d < rank; ++d) {
     if (p[2 * d] < 0 || p[2 * d + 1] < 0) c.fail(op, "negative padding is not supported");
@@ -148,7 +147,8 @@ void transpose(ImportContext& c, const Operator& op) {
   const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
   require_same_quantization(c, op, x, y);
   auto perm = const_ints(c, op, 1);
-  if (perm.size() != x.shape.size()) c.fail(op, "perm does not match the input rank");
+  if (perm.size() != x.shape.size() || y.shape.size() != x.shape.size())
+    c.fail(op, "perm does not match the input and output rank");
   std::vector<bool> seen(perm.size());
   for (size_t d = 0; d < perm.size(); ++d) {
     perm[d] = normalize_axis(c, op, perm[d], perm.size());
@@ -308,6 +308,41 @@ void unpack(ImportContext& c, const Operator& op) {
   }
 }
 
+// RESIZE_NEAREST_NEIGHBOR on any dtype: pure data movement, so two Gathers (rows,
+// then columns) with the source indices TFLite's GetNearestNeighbor computes,
+// evaluated now in the same float arithmetic.
+int64_t nearest_source(int64_t out_index, int64_t in_size, int64_t out_size, bool align_corners, bool half_pixel) {
+  const float scale = (align_corners && out_size > 1) ? float(in_size - 1) / float(out_size - 1)
+                                                      : float(in_size) / float(out_size);
+  const float offset = half_pixel ? 0.5f : 0.0f;
+  const float v = (float(out_index) + offset) * scale;
+  int64_t k = std::min<int64_t>(align_corners ? int64_t(std::round(v)) : int64_t(std::floor(v)), in_size - 1);
+  if (half_pixel) k = std::max<int64_t>(0, k);
+  return k;
+}
+
+void resize_nearest_neighbor(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 2, 2, 1);
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  require_same_quantization(c, op, x, y);
+  c.require_rank(op, x, 4);
+  c.require_rank(op, y, 4);
+  const auto* o = c.options<fb::ResizeNearestNeighborOptions>(op, false);
+  const bool align_corners = o && o->align_corners(), half_pixel = o && o->half_pixel_centers();
+  const auto size = const_ints(c, op, 1);
+  if (size.size() != 2 || size[0] != y.shape[1] || size[1] != y.shape[2] || y.shape[0] != x.shape[0] ||
+      y.shape[3] != x.shape[3] || size[0] <= 0 || size[1] <= 0 || x.shape[1] <= 0 || x.shape[2] <= 0)
+    c.fail(op, "the size input does not match the output shape");
+  std::vector<int64_t> rows, cols;
+  for (int64_t i = 0; i < y.shape[1]; ++i) rows.push_back(nearest_source(i, x.shape[1], y.shape[1], align_corners, half_pixel));
+  for (int64_t j = 0; j < y.shape[2]; ++j) cols.push_back(nearest_source(j, x.shape[2], y.shape[2], align_corners, half_pixel));
+  Value* r = c.temp(op, x.dtype, {x.shape[0], y.shape[1], x.shape[2], x.shape[3]}, "rows");
+  Node* g1 = c.add(op, "Gather", {c.value(op, 0), c.int64s(op, rows, "row_indices")}, {r}, "rows");
+  g1->attrs["axis"] = int64_t(1);
+  Node* g2 = c.add(op, "Gather", {r, c.int64s(op, cols, "column_indices")}, {c.output_value(op, 0)}, "columns");
+  g2->attrs["axis"] = int64_t(2);
+}
+
 }  // namespace
 
 void register_layout_ops() {
@@ -326,6 +361,7 @@ void register_layout_ops() {
   register_op(B::SPLIT, OpFlavor::Any, split);
   register_op(B::PACK, OpFlavor::Any, pack);
   register_op(B::UNPACK, OpFlavor::Any, unpack);
+  register_op(B::RESIZE_NEAREST_NEIGHBOR, OpFlavor::Any, resize_nearest_neighbor);
 }
 
 }  // namespace kiln::tflite

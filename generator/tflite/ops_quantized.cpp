@@ -61,24 +61,6 @@ void set_quant_io(ImportContext& c, const Operator& op, Node* n, const Tensor& x
   n->attrs["act_max"] = hi;
 }
 
-// Padding and strides of a 2-D window op on NHWC x/y; checks y's spatial size.
-struct Window {
-  std::vector<int64_t> strides, dilations, pads;
-};
-Window window(ImportContext& c, const Operator& op, const Tensor& x, const Tensor& y, fb::Padding padding,
-              int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw) {
-  if (sh <= 0 || sw <= 0) c.fail(op, "strides must be positive");
-  if (dh <= 0 || dw <= 0) c.fail(op, "dilations must be positive");
-  if (kh <= 0 || kw <= 0) c.fail(op, "the window must not be empty");
-  if (padding != fb::Padding::SAME && padding != fb::Padding::VALID) c.fail(op, "unknown padding");
-  AxisPadding ph = tflite_padding(padding, x.shape[1], kh, sh, dh);
-  AxisPadding pw = tflite_padding(padding, x.shape[2], kw, sw, dw);
-  if (ph.out < 1 || pw.out < 1 || y.shape[1] != ph.out || y.shape[2] != pw.out || y.shape[0] != x.shape[0])
-    c.fail(op, "output '" + y.name + "' has shape " + shape_str(y.shape) + " but input " + shape_str(x.shape) +
-                   " gives " + std::to_string(ph.out) + "x" + std::to_string(pw.out));
-  return {{sh, sw}, {dh, dw}, {ph.before, pw.before, ph.after, pw.after}};
-}
-
 void conv_2d(ImportContext& c, const Operator& op) {
   c.require_arity(op, 2, 3, 1);
   const Tensor &x = c.input(op, 0), &w = c.input(op, 1), &y = c.output(op, 0);
@@ -93,7 +75,7 @@ void conv_2d(ImportContext& c, const Operator& op) {
   if (wcin <= 0 || cin < wcin || cin % wcin != 0 || cout <= 0 || cout % (cin / wcin) != 0)
     c.fail(op, "filter " + shape_str(w.shape) + " does not fit input channels " + std::to_string(cin));
   if (y.shape[3] != cout) c.fail(op, "output channels " + std::to_string(y.shape[3]) + " != filters " + std::to_string(cout));
-  Window win = window(c, op, x, y, o->padding(), w.shape[1], w.shape[2], o->stride_h(), o->stride_w(),
+  Window2D win = window_2d(c, op, x, y, o->padding(), w.shape[1], w.shape[2], o->stride_h(), o->stride_w(),
                       o->dilation_h_factor(), o->dilation_w_factor());
   std::vector<Value*> ins{c.value(op, 0), c.value(op, 1)};
   if (Value* b = bias_value(c, op, cout)) ins.push_back(b);
@@ -121,7 +103,7 @@ void depthwise_conv_2d(ImportContext& c, const Operator& op) {
   if (cin <= 0 || cout % cin != 0)
     c.fail(op, "filter channels " + std::to_string(cout) + " are not a multiple of input channels " + std::to_string(cin));
   if (y.shape[3] != cout) c.fail(op, "output channels " + std::to_string(y.shape[3]) + " != filter channels " + std::to_string(cout));
-  Window win = window(c, op, x, y, o->padding(), w.shape[1], w.shape[2], o->stride_h(), o->stride_w(),
+  Window2D win = window_2d(c, op, x, y, o->padding(), w.shape[1], w.shape[2], o->stride_h(), o->stride_w(),
                       o->dilation_h_factor(), o->dilation_w_factor());
   std::vector<Value*> ins{c.value(op, 0),
                           c.constant(op, wc->reshaped({w.shape[1], w.shape[2], cout}), "weights")};
@@ -198,7 +180,7 @@ void pool_2d(ImportContext& c, const Operator& op, const char* ir_op) {
   if (c.scale(op, x) != c.scale(op, y) || c.zero_point(op, x) != c.zero_point(op, y))
     c.fail(op, "input and output must have the same quantization");
   if (y.shape[3] != x.shape[3]) c.fail(op, "output channels differ from input channels");
-  Window win = window(c, op, x, y, o->padding(), o->filter_height(), o->filter_width(), o->stride_h(),
+  Window2D win = window_2d(c, op, x, y, o->padding(), o->filter_height(), o->filter_width(), o->stride_h(),
                       o->stride_w(), 1, 1);
   Node* n = c.add(op, ir_op, {c.value(op, 0)}, {c.output_value(op, 0)});
   n->attrs["kernel_shape"] = std::vector<int64_t>{o->filter_height(), o->filter_width()};
@@ -221,13 +203,6 @@ void softmax(ImportContext& c, const Operator& op) {
   Node* n = c.add(op, "KilnQSoftmax", {c.value(op, 0)}, {c.output_value(op, 0)});
   n->attrs["beta"] = double(o->beta());
   n->attrs["x_scale"] = double(c.scale(op, x));
-}
-
-// An int8 -> int8 function of one element: a 256-entry table computed now.
-void lookup(ImportContext& c, const Operator& op, const LookupTable& table) {
-  Node* n = c.add(op, "KilnQLookup", {c.value(op, 0), c.constant(op, table_constant(table), "table")},
-                  {c.output_value(op, 0)});
-  (void)n;
 }
 
 void unary_lookup(ImportContext& c, const Operator& op) {
@@ -259,10 +234,24 @@ void unary_lookup(ImportContext& c, const Operator& op) {
   } catch (const std::invalid_argument& e) {
     c.fail(op, e.what());
   }
-  lookup(c, op, t);
+  add_lookup(c, op, c.value(op, 0), t, c.output_value(op, 0), "");
 }
 
 }  // namespace
+
+Value* add_lookup(ImportContext& c, const Operator& op, Value* x, const std::array<int8_t, 256>& table, Value* out,
+                  const std::string& what) {
+  LookupTable t = table;
+  if (x->producer && x->producer->op_type == "KilnQLookup" && x->producer->inputs.size() == 2 &&
+      x->producer->inputs[1]->constant) {
+    const std::vector<int64_t> first = x->producer->inputs[1]->constant->to_int64s();
+    for (size_t k = 0; k < t.size(); ++k) t[k] = table[size_t(first[k] + 128)];
+    x = x->producer->inputs[0];
+  }
+  if (!out) out = c.temp(op, DType::Int8, x->shape, what.empty() ? "lookup" : what);
+  c.add(op, "KilnQLookup", {x, c.constant(op, table_constant(t), "table")}, {out}, what);
+  return out;
+}
 
 void quantize_int8_to_int8(ImportContext& c, const Operator& op) { unary_lookup(c, op); }
 

@@ -20,9 +20,18 @@ namespace {
 // kernels index with int32, and a hostile shape must not overflow our products.
 constexpr int64_t kMaxElements = std::numeric_limits<int32_t>::max();
 
+// A string from the file with control characters replaced by '?': names end up in
+// one-line error messages and in generated identifiers' comments.
+std::string printable(const flatbuffers::String* s) {
+  std::string out = s ? s->str() : std::string();
+  for (char& ch : out)
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
+  return out;
+}
+
 std::string tensor_label(int index, const fb::Tensor* t) {
   std::string s = "tensor " + std::to_string(index);
-  if (t && t->name()) s += " '" + t->name()->str() + "'";
+  if (t && t->name()) s += " '" + printable(t->name()) + "'";
   return s;
 }
 
@@ -55,7 +64,7 @@ Tensor read_tensor(int index, const fb::Tensor* t, const std::string& file) {
   if (!t) throw CompileError(who + " is missing");
   Tensor out;
   out.index = index;
-  out.name = t->name() ? t->name()->str() : "";
+  out.name = printable(t->name());
   out.dtype = to_dtype(t->type());
   if (out.dtype == DType::Undefined)
     throw CompileError(who + " has element type " + type_name(t->type()) + ", which Kiln does not support");
@@ -183,7 +192,7 @@ Model load_tflite_buffer(ConstantBufferPtr bytes, const std::string& file) {
   out.version = m->version();
   if (m->version() != 3)
     throw CompileError(file + ": TFLite schema version " + std::to_string(m->version()) + "; Kiln reads version 3");
-  if (m->description()) out.description = m->description()->str();
+  out.description = printable(m->description());
   if (!m->subgraphs() || m->subgraphs()->size() == 0) throw CompileError(file + ": the model has no subgraph");
   const fb::SubGraph* sg = m->subgraphs()->Get(0);
   const size_t nbuffers = m->buffers() ? m->buffers()->size() : 0;
@@ -232,7 +241,7 @@ Model load_tflite_buffer(ConstantBufferPtr bytes, const std::string& file) {
       o.code = std::max<int32_t>(oc->deprecated_builtin_code(), int32_t(oc->builtin_code()));
       o.version = oc->version();
       if (o.code == int32_t(fb::BuiltinOperator::CUSTOM))
-        o.name = "CUSTOM(" + (oc->custom_code() ? oc->custom_code()->str() : std::string()) + ")";
+        o.name = "CUSTOM(" + printable(oc->custom_code()) + ")";
       else
         o.name = builtin_name(o.code);
       o.inputs = index_list(op->inputs());

@@ -4,6 +4,7 @@
 
 #include "import/onnx_importer.h"
 #include "tflite/import_context.h"
+#include "tflite/tflite_schema_generated.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -16,6 +17,7 @@ void register_all_ops() {
     tflite::register_quantized_ops();
     tflite::register_float_ops();
     tflite::register_layout_ops();
+    tflite::register_lstm_ops();
   });
 }
 
@@ -36,8 +38,11 @@ std::unique_ptr<Graph> import_tflite_model(const tflite::Model& model, const std
     graph->inputs.push_back(v);
   }
   for (const auto& op : model.operators) {
+    // Variable tensors hold state between invocations; only the LSTM mapping
+    // knows what to do with its state inputs (docs/user-guide.md, TFLite models).
+    const bool lstm = op.code == int32_t(tflite_fb::BuiltinOperator::UNIDIRECTIONAL_SEQUENCE_LSTM);
     for (int t : op.inputs)
-      if (t >= 0 && model.tensors[t].is_variable)
+      if (t >= 0 && model.tensors[t].is_variable && !lstm)
         throw CompileError(file + ": " + op.describe() + ": variable tensor '" + model.tensors[t].name +
                            "' (state kept between inferences) is not supported");
     tflite::map_operator(ctx, op);

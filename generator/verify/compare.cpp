@@ -6,7 +6,8 @@
 
 namespace kiln {
 
-OutputCheck compare_output(const std::string& name, const Constant& e, const std::vector<uint8_t>& actual) {
+OutputCheck compare_output(const std::string& name, const Constant& e, const std::vector<uint8_t>& actual,
+                           int64_t int_tolerance) {
   OutputCheck c;
   c.name = name;
   if (actual.size() != e.size_bytes()) {
@@ -34,7 +35,7 @@ OutputCheck compare_output(const std::string& name, const Constant& e, const std
       why << "index " << i << ": got " << a << ", expected " << x;
     } else {
       int64_t a = got->as_int64(i), x = e.as_int64(i);
-      ok = a == x;
+      ok = e.dtype() == DType::Bool ? a == x : (a >= x ? uint64_t(a) - uint64_t(x) : uint64_t(x) - uint64_t(a)) <= uint64_t(int_tolerance);
       err = std::fabs(double(a) - double(x));
       why << "index " << i << ": got " << a << ", expected " << x;
     }

@@ -20,6 +20,7 @@
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/process.h"
+#include "util/progress.h"
 #include "verify/board.h"
 
 namespace kiln {
@@ -166,6 +167,7 @@ struct CompileJob {
   fs::path src, obj;
   std::vector<fs::path> includes;
   bool publish = false;
+  bool runtime = false;  // a crt file: Builder::cflags(true)
 };
 
 struct Builder {
@@ -176,10 +178,13 @@ struct Builder {
 
   Builder(const Board& b, const VerifyOptions& o) : board(b), opt(o) {}
 
-  std::vector<std::string> cflags() const {
+  // `for_runtime`: the runtime files, which have no profile hooks, so a profiled
+  // run reuses the objects of an unprofiled one.
+  std::vector<std::string> cflags(bool for_runtime = false) const {
     std::vector<std::string> f = board.cflags;
     if (board.kind == "host" && opt.sanitize) f.insert(f.end(), board.sanitize_flags.begin(), board.sanitize_flags.end());
     if (opt.poison_dead) f.push_back("-DKILN_POISON_DEAD=1");
+    if (opt.profile && !for_runtime) f.push_back("-DKILN_PROFILE=1");
     f.insert(f.end(), opt.extra_cflags.begin(), opt.extra_cflags.end());
     return f;
   }
@@ -189,7 +194,7 @@ struct Builder {
                                           std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())))
                                : job.obj;
     std::vector<std::string> cmd = {board.cc};
-    auto f = cflags();
+    auto f = cflags(job.runtime);
     cmd.insert(cmd.end(), f.begin(), f.end());
     cmd.insert(cmd.end(), {"-std=c99", "-Wall", "-Wextra", "-Werror"});
     for (const auto& i : job.includes) cmd.push_back("-I" + i.string());
@@ -231,7 +236,7 @@ struct Builder {
   // `inputs` (path, size, mtime), so editing any of them selects a fresh folder.
   fs::path cache_dir(const std::string& what, const std::vector<fs::path>& inputs) const {
     std::string key = board.name + " " + what;
-    for (const auto& x : cflags()) key += " " + x;
+    for (const auto& x : cflags(what == "crt")) key += " " + x;
     for (const auto& sp : inputs) key += " " + file_key(sp);
     std::string hash = std::to_string(std::hash<std::string>{}(key));
     return cache_root() / (board.name + (what == "crt" ? "" : "-" + what) + "-" + hash);
@@ -268,7 +273,7 @@ struct Builder {
       for (auto& c : name)
         if (c == '/') c = '_';
       fs::path obj = dir / (fs::path(name).stem().string() + "-" + std::to_string(std::hash<std::string>{}(file_key(src))) + ".o");
-      if (!fs::exists(obj)) jobs.push_back({src, obj, {crt / "include"}, true});
+      if (!fs::exists(obj)) jobs.push_back({src, obj, {crt / "include"}, true, true});
       objs.push_back(obj.string());
     }
     if (!compile_all(jobs)) return {};
@@ -328,6 +333,14 @@ void parse_run_output(const std::string& out, const std::vector<VerifyCase>& cas
       auto& c = report->cases[idx];
       if (c.output_bytes.size() <= k) c.output_bytes.resize(k + 1);
       c.output_bytes[k] = std::move(bytes);
+    } else if (tag == "KILN-PROF") {
+      size_t idx, step;
+      uint64_t n;
+      if (!(ls >> idx >> step >> n) || idx >= report->cases.size()) continue;
+      auto& ops = report->cases[idx].op_instructions;
+      if (step >= cases[idx].module->ops.size()) continue;
+      if (ops.size() < cases[idx].module->ops.size()) ops.resize(cases[idx].module->ops.size());
+      ops[step] = n;
     } else if (tag == "KILN-DONE") {
       *done = true;
     }
@@ -377,6 +390,7 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
     }
     crt_files.insert(c.module->crt_sources.begin(), c.module->crt_sources.end());
   }
+  progress_stage("building the runtime for " + board.name + " (" + std::to_string(crt_files.size()) + " files)");
   std::vector<std::string> crt_objs = b.crt_objects({crt_files.begin(), crt_files.end()});
   if (crt_objs.empty()) return fail("the runtime did not build for board '" + board.name + "'");
   std::vector<std::string> board_objs = b.board_objects();
@@ -401,6 +415,7 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
   fs::path data_c = opt.work_dir / "kiln_test_data.c";
   write_file(data_c, test_data_source(cases));
   job(data_c, {common, crt_include});
+  progress_stage("compiling the module and the test data for " + board.name);
   if (!b.compile_all(module_jobs)) {
     // Name the module whose file failed (the test data is the last job).
     std::string why = "the test data did not compile";
@@ -420,6 +435,7 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
   link.insert(link.end(), objects.begin(), objects.end());
   link.insert(link.end(), board.libs.begin(), board.libs.end());
   link.insert(link.end(), {"-o", elf.string()});
+  progress_stage("linking");
   ProcessResult lr = run_process(link, 300);
   if (lr.exit_code != 0) {
     report.failure = "linking the image failed (the model may not fit the board's memory)";
@@ -439,7 +455,9 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
     for (size_t p; (p = a.find("{elf}")) != std::string::npos;) a.replace(p, 5, elf.string());
     run.push_back(a);
   }
+  progress_stage("running on " + board.name);
   ProcessResult rr = run_process(run, opt.timeout_s, /*merge_stderr=*/false);
+  progress_stage("");
   bool done = false;
   // QEMU's semihosting console writes to stderr, the host runner to stdout.
   parse_run_output(rr.output + "\n" + rr.error, cases, &report, &done);
@@ -461,7 +479,7 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
     bool pass = true;
     for (size_t o = 0; o < vc.module->outputs.size(); ++o) {
       std::vector<uint8_t> got = o < c.output_bytes.size() ? c.output_bytes[o] : std::vector<uint8_t>{};
-      OutputCheck chk = compare_output(vc.module->outputs[o].name, *vc.data.expected[o], got);
+      OutputCheck chk = compare_output(vc.module->outputs[o].name, *vc.data.expected[o], got, opt.int_tolerance);
       pass &= chk.pass;
       c.outputs.push_back(chk);
     }

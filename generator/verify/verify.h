@@ -41,6 +41,9 @@ struct CaseResult {
   bool ran = false;
   int32_t status = 0;
   uint64_t instructions = 0;
+  // --profile: instructions of each operator call (step i = module ops[i]); all
+  // zero on a board that cannot count. Empty without --profile.
+  std::vector<uint64_t> op_instructions;
   std::vector<OutputCheck> outputs;
   std::vector<std::vector<uint8_t>> output_bytes;
   bool pass = false;
@@ -55,7 +58,14 @@ struct VerifyOptions {
   double timeout_s = 300;
   bool sanitize = true;                  // host board: ASan + UBSan
   bool poison_dead = false;              // build with -DKILN_POISON_DEAD=1
+  // Build the module and the runner with -DKILN_PROFILE=1: instructions per
+  // operator call (CaseResult::op_instructions). Unprofiled images are unchanged.
+  bool profile = false;
   std::vector<std::string> extra_cflags;
+  // Integer outputs may differ from the expected ones by up to this much (--int-tolerance):
+  // a quantized ONNX model run on integer kernels requantizes in fixed point where
+  // ONNX rounds in float (docs/quantization.md).
+  int64_t int_tolerance = 0;
 };
 
 struct FirmwareSize {
@@ -85,7 +95,9 @@ bool prebuild_runtime(const VerifyOptions& options, std::string* log);
 std::filesystem::path default_cache_dir();
 
 // Compares an output against the expected tensor: floats |a-e| <= atol + rtol*|e|
-// (rtol 1e-3, atol 1e-7), NaN matches NaN; integers and bool exactly.
-OutputCheck compare_output(const std::string& name, const Constant& expected, const std::vector<uint8_t>& actual);
+// (rtol 1e-3, atol 1e-7), NaN matches NaN; integers |a-e| <= int_tolerance (exactly
+// by default); bool exactly.
+OutputCheck compare_output(const std::string& name, const Constant& expected, const std::vector<uint8_t>& actual,
+                           int64_t int_tolerance = 0);
 
 }  // namespace kiln

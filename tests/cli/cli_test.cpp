@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "util/process.h"
@@ -226,6 +228,83 @@ TEST(Cli, HelpListsEveryCommand) {
   for (const char* flag : {"--with-workspace-buffer", "--with-parameter-buffer", "--module-name", "--memory-planner",
                            "--pin", "--output-format", "--executor", "--target", "--report", "--memory-map"})
     EXPECT_NE(c.output.find(flag), std::string::npos) << flag;
+}
+
+// --profile on QEMU: every operator call of the demo CNN in order with its op
+// type, shape, MACs and instructions, in the table and in --report; the
+// instructions of the calls add up to the total; and the unprofiled image has no
+// hooks: its total is below the profiled one by at most a small cost per call.
+TEST(Cli, VerifyProfilePerOperatorOnQemu) {
+  TempDir t;
+  const std::string model = std::string(KILN_EXAMPLE_DIR) + "/model.onnx";
+  const std::string data = std::string(KILN_EXAMPLE_DIR) + "/test_data_set_0";
+  auto verify = [&](const std::string& name, bool profile) {
+    std::vector<std::string> args = {"verify", model, "--data", data, "--board", "mps2-an386", "--work-dir",
+                                     (t.path / name).string(), "--report", (t.path / (name + ".json")).string(),
+                                     "--crt-cache", (t.path / "cache").string()};
+    if (profile) args.push_back("--profile");
+    return kiln_run(args);
+  };
+  auto r = verify("plain", false);
+  ASSERT_EQ(r.exit_code, 0) << r.output << r.error;
+  EXPECT_EQ(r.output.find("profile"), std::string::npos) << r.output;
+  auto p = verify("profiled", true);
+  ASSERT_EQ(p.exit_code, 0) << p.output << p.error;
+  // conv1: 8x28x28 outputs x 1x3x3 weights.
+  EXPECT_NE(p.output.find("Conv '/conv1/Conv'"), std::string::npos) << p.output;
+  EXPECT_NE(p.output.find("[1,8,28,28]"), std::string::npos) << p.output;
+  EXPECT_NE(p.output.find("56448"), std::string::npos) << p.output;
+
+  auto load = [&](const std::string& name) {
+    std::ifstream in(t.path / (name + ".json"));
+    nlohmann::json j;
+    in >> j;
+    return j;
+  };
+  nlohmann::json plain = load("plain"), prof = load("profiled");
+  ASSERT_TRUE(plain.contains("verify")) << plain.dump();
+  EXPECT_FALSE(plain["verify"]["cases"][0].contains("profile"));
+  const auto& ops = prof["verify"]["cases"][0]["profile"]["operators"];
+  ASSERT_EQ(ops.size(), 10u) << prof.dump();
+  const std::vector<std::string> types = {"Conv", "Relu", "MaxPool", "Conv", "Relu",
+                                          "MaxPool", "Gemm", "Relu", "Gemm", "Softmax"};
+  uint64_t sum = 0, total = prof["verify"]["cases"][0]["instructions"].get<uint64_t>();
+  double shares = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    EXPECT_EQ(ops[i]["step"].get<size_t>(), i);
+    EXPECT_EQ(ops[i]["op_type"].get<std::string>(), types[i]) << i;
+    EXPECT_GT(ops[i]["instructions"].get<uint64_t>(), 0u) << i;
+    sum += ops[i]["instructions"].get<uint64_t>();
+    shares += ops[i]["share"].get<double>();
+  }
+  EXPECT_EQ(ops[0]["macs"].get<uint64_t>(), 56448u);
+  EXPECT_EQ(ops[1]["macs"].get<uint64_t>(), 0u);
+  EXPECT_LE(sum, total);
+  EXPECT_EQ(prof["verify"]["cases"][0]["profile"]["other_instructions"].get<uint64_t>(), total - sum);
+  EXPECT_GT(shares, 0.95);
+  EXPECT_LE(shares, 1.0);
+  // The convolutions are where the time goes in this model.
+  EXPECT_GT(ops[3]["instructions"].get<uint64_t>(), ops[8]["instructions"].get<uint64_t>());
+  const uint64_t unprofiled = plain["verify"]["cases"][0]["instructions"].get<uint64_t>();
+  EXPECT_LT(unprofiled, total);
+  EXPECT_LE(total - unprofiled, 10u * 300u) << "hooks cost more than expected";
+}
+
+// Long work says what it is doing on a terminal (`script` gives kiln one) and
+// nothing when piped: here the exact planner on a 213-buffer instance for ~2 s.
+TEST(Cli, ProgressOnATerminalOnly) {
+  const std::string csv = std::string(KILN_SHARED_DATA_DIR) + "/dsa-challenging/D.1048576.csv";
+  if (!fs::exists(csv)) GTEST_SKIP() << csv << " is not there";
+  const std::string cmd = std::string(KILN_EXE) + " plan --csv " + csv + " --memory-planner exact --planner-budget-ms 2000";
+  auto tty = run_process({"script", "-qec", cmd, "/dev/null"}, 120);
+  ASSERT_EQ(tty.exit_code, 0) << tty.output;
+  EXPECT_NE(tty.output.find("kiln: planning 213 buffers (exact) ("), std::string::npos) << tty.output;
+  EXPECT_NE(tty.output.find("%, "), std::string::npos) << tty.output;  // the share of the search budget
+  auto piped = kiln_run({"plan", "--csv", csv, "--memory-planner", "exact", "--planner-budget-ms", "2000"});
+  ASSERT_EQ(piped.exit_code, 0) << piped.error;
+  EXPECT_EQ(piped.error, "");
+  EXPECT_EQ(piped.output.find("kiln: planning"), std::string::npos) << piped.output;
+  EXPECT_EQ(piped.output.find('\r'), std::string::npos);
 }
 
 TEST(Cli, VersionNamesVersionCommitAndDataFolder) {

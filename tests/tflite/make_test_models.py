@@ -61,8 +61,15 @@ def build(model):
     M, T, Q, O, C, S, B = (fb(n) for n in ("Model", "Tensor", "QuantizationParameters", "Operator",
                                             "OperatorCode", "SubGraph", "Buffer"))
     buffers = []
-    for data in model["buffers"]:
+    external = model.get("external", {})  # buffer index -> (file offset, size)
+    for k, data in enumerate(model["buffers"]):
         d = None
+        if k in external:
+            B.BufferStart(b)
+            B.BufferAddOffset(b, external[k][0])
+            B.BufferAddSize(b, external[k][1])
+            buffers.append(B.BufferEnd(b))
+            continue
         if data:
             b.StartVector(1, len(data), 16)
             for x in reversed(data):
@@ -92,6 +99,8 @@ def build(model):
         T.TensorAddName(b, name)
         if q is not None:
             T.TensorAddQuantization(b, q)
+        if t.get("is_variable"):
+            T.TensorAddIsVariable(b, True)
         tensors.append(T.TensorEnd(b))
     ops = []
     for op in model["operators"]:
@@ -358,6 +367,186 @@ def float_data_movement():
     return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("x", ["tanh", "y"])
 
 
+def int8_misc():
+    """float -> QUANTIZE -> LOGISTIC / TANH / HARD_SWISH / LEAKY_RELU -> CONCATENATION (mixed
+    quantization) -> PAD -> RESIZE_NEAREST_NEIGHBOR -> QUANTIZE int8->int8 -> DEQUANTIZE -> float:
+    the int8 paths that become KilnQLookup tables, a requantizing concat, a zero-point pad and
+    a nearest-neighbour resize as data movement."""
+    import numpy as np
+    fm = FloatModel()
+    i32 = lambda v: np.array(v, np.int32)
+
+    def q(name, shape, scale, zp):
+        t = fm.tensor(name, shape, ttype=TT.INT8)
+        fm.m["tensors"][t].update(scale=[scale], zero_point=[zp])
+        return t
+
+    x = fm.tensor("x", [1, 2, 2, 4])
+    xq = q("xq", [1, 2, 2, 4], 0.05, 3)
+    lg = q("logistic", [1, 2, 2, 4], 1 / 256, -128)
+    th = q("tanh", [1, 2, 2, 4], 1 / 128, 0)
+    hs = q("hswish", [1, 2, 2, 4], 0.04, -20)
+    lr = q("leaky", [1, 2, 2, 4], 0.05, 3)
+    cat = q("concat", [1, 2, 2, 16], 0.05, 3)
+    pads = fm.tensor("pads", [4, 2], i32([[0, 0], [1, 1], [0, 0], [0, 0]]), TT.INT32)
+    pd = q("padded", [1, 4, 2, 16], 0.05, 3)
+    size = fm.tensor("size", [2], i32([8, 3]), TT.INT32)
+    rs = q("resized", [1, 8, 3, 16], 0.05, 3)
+    rq = q("requantized", [1, 8, 3, 16], 0.1, -7)
+    y = fm.tensor("y", [1, 8, 3, 16])
+    fm.op(OP.QUANTIZE, [x], [xq])
+    fm.op(OP.LOGISTIC, [xq], [lg])
+    fm.op(OP.TANH, [xq], [th])
+    fm.op(OP.HARD_SWISH, [xq], [hs])
+    fm.op(OP.LEAKY_RELU, [xq], [lr], BO.LeakyReluOptions, options("LeakyReluOptions", Alpha=0.1))
+    fm.op(OP.CONCATENATION, [lg, th, hs, lr], [cat], BO.ConcatenationOptions, options("ConcatenationOptions", Axis=3))
+    fm.op(OP.PAD, [cat, pads], [pd])
+    fm.op(OP.RESIZE_NEAREST_NEIGHBOR, [pd, size], [rs], BO.ResizeNearestNeighborOptions,
+          options("ResizeNearestNeighborOptions", HalfPixelCenters=True))
+    fm.op(OP.QUANTIZE, [rs], [rq])
+    fm.op(OP.DEQUANTIZE, [rq], [y])
+    fm.m["inputs"], fm.m["outputs"] = [x], [y]
+    return fm.m
+
+
+def float_lstm():
+    """UNIDIRECTIONAL_SEQUENCE_LSTM, batch major, with peepholes and zero initial state."""
+    import numpy as np
+    rng = np.random.default_rng(5)
+    fm = FloatModel()
+    B, T, I, H = 2, 5, 3, 4
+    x = fm.tensor("sequence", [B, T, I])
+    w = {g: (rng.standard_normal((H, I)) * 0.6).astype(np.float32) for g in "ifco"}
+    r = {g: (rng.standard_normal((H, H)) * 0.5).astype(np.float32) for g in "ifco"}
+    p = {g: (rng.standard_normal(H) * 0.3).astype(np.float32) for g in "ifo"}
+    bias = {g: (rng.standard_normal(H) * 0.2).astype(np.float32) for g in "ifco"}
+    ins = [x]
+    ins += [fm.tensor(f"w_{g}", [H, I], w[g]) for g in "ifco"]
+    ins += [fm.tensor(f"r_{g}", [H, H], r[g]) for g in "ifco"]
+    ins += [fm.tensor(f"p_{g}", [H], p[g]) for g in "ifo"]
+    ins += [fm.tensor(f"b_{g}", [H], bias[g]) for g in "ifco"]
+    ins += [-1, -1]
+    for name in ("output_state", "cell_state"):
+        t = fm.tensor(name, [B, H])
+        fm.m["tensors"][t]["is_variable"] = True
+        ins.append(t)
+    y = fm.tensor("hidden", [B, T, H])
+    fm.op(OP.UNIDIRECTIONAL_SEQUENCE_LSTM, ins, [y], BO.UnidirectionalSequenceLSTMOptions,
+          options("UnidirectionalSequenceLSTMOptions", FusedActivationFunction=ACT.TANH, TimeMajor=False))
+    fm.m["inputs"], fm.m["outputs"] = [x], [y]
+    sig = lambda v: 1 / (1 + np.exp(-v))
+
+    def evaluate(xv):
+        xv = xv.astype(np.float64)
+        out = np.zeros((B, T, H))
+        h, c = np.zeros((B, H)), np.zeros((B, H))
+        for t in range(T):
+            xt = xv[:, t, :]
+            i = sig(xt @ w["i"].T + h @ r["i"].T + p["i"] * c + bias["i"])
+            f = sig(xt @ w["f"].T + h @ r["f"].T + p["f"] * c + bias["f"])
+            g = np.tanh(xt @ w["c"].T + h @ r["c"].T + bias["c"])
+            c = f * c + i * g
+            o = sig(xt @ w["o"].T + h @ r["o"].T + p["o"] * c + bias["o"])
+            h = o * np.tanh(c)
+            out[:, t, :] = h
+        return out.astype(np.float32)
+
+    inputs = [rng.standard_normal((B, T, I)).astype(np.float32) for _ in range(2)]
+    return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("sequence", "hidden")
+
+
+def np_resize_bilinear(x, oh, ow, align_corners, half_pixel):
+    """TFLite's reference ResizeBilinear (NHWC, float32 coordinates)."""
+    import numpy as np
+    n, h, w, c = x.shape
+
+    def scale(i, o):
+        return np.float32((i - 1) / (o - 1)) if align_corners and o > 1 else np.float32(i / o)
+
+    def coords(v, s, size):
+        f = (np.float32(v) + np.float32(0.5)) * s - np.float32(0.5) if half_pixel else np.float32(v) * s
+        lo = max(int(np.floor(f)), 0)
+        hi = min(int(np.ceil(f)), size - 1)
+        return f, lo, hi
+
+    y = np.zeros((n, oh, ow, c), np.float32)
+    for i in range(oh):
+        fy, y0, y1 = coords(i, scale(h, oh), h)
+        for j in range(ow):
+            fx, x0, x1 = coords(j, scale(w, ow), w)
+            dy, dx = fy - y0, fx - x0
+            y[0, i, j] = (x[0, y0, x0] * (1 - dy) * (1 - dx) + x[0, y1, x0] * dy * (1 - dx) +
+                          x[0, y0, x1] * (1 - dy) * dx + x[0, y1, x1] * dy * dx)
+    return y
+
+
+def np_resize_nearest(x, oh, ow, align_corners, half_pixel):
+    """TFLite's reference ResizeNearestNeighbor."""
+    import numpy as np
+    n, h, w, c = x.shape
+
+    def index(v, i, o):
+        s = np.float32((i - 1) / (o - 1)) if align_corners and o > 1 else np.float32(i / o)
+        f = (np.float32(v) + np.float32(0.5 if half_pixel else 0.0)) * s
+        k = int(np.floor(f + np.float32(0.5))) if align_corners else int(np.floor(f))
+        k = min(k, i - 1)
+        return max(0, k) if half_pixel else k
+
+    y = np.zeros((n, oh, ow, c), np.float32)
+    for a in range(oh):
+        for b in range(ow):
+            y[0, a, b] = x[0, index(a, h, oh), index(b, w, ow)]
+    return y
+
+
+def float_resize_matmul():
+    """RESIZE_BILINEAR (half-pixel, align-corners), RESIZE_NEAREST_NEIGHBOR (asymmetric,
+    align-corners), RELU_N1_TO_1, MEAN with keep_dims, BATCH_MATMUL with adj_y."""
+    import numpy as np
+    rng = np.random.default_rng(3)
+    fm = FloatModel()
+    i32 = lambda v: np.array(v, np.int32)
+    x = fm.tensor("image", [1, 3, 4, 2])
+    size = fm.tensor("size", [2], i32([5, 7]), TT.INT32)
+    rb_h, rb_a, rn, rn_a = (fm.tensor(n, [1, 5, 7, 2]) for n in ("bilinear_half", "bilinear_corners", "nearest",
+                                                                   "nearest_corners"))
+    s1, s2, s3 = (fm.tensor(n, [1, 5, 7, 2]) for n in ("sum1", "sum2", "sum3"))
+    clipped = fm.tensor("clipped", [1, 5, 7, 2])
+    axes = fm.tensor("axes", [1], i32([2]), TT.INT32)
+    mean = fm.tensor("mean", [1, 5, 1, 2])
+    shp = fm.tensor("shape", [3], i32([1, 5, 2]), TT.INT32)
+    m3 = fm.tensor("mean3", [1, 5, 2])
+    wmat = (rng.standard_normal((1, 3, 2)) * 0.8).astype(np.float32)
+    wt = fm.tensor("w", [1, 3, 2], wmat)
+    out = fm.tensor("product", [1, 5, 3])
+    fm.op(OP.RESIZE_BILINEAR, [x, size], [rb_h], BO.ResizeBilinearOptions,
+          options("ResizeBilinearOptions", HalfPixelCenters=True))
+    fm.op(OP.RESIZE_BILINEAR, [x, size], [rb_a], BO.ResizeBilinearOptions,
+          options("ResizeBilinearOptions", AlignCorners=True))
+    fm.op(OP.RESIZE_NEAREST_NEIGHBOR, [x, size], [rn])
+    fm.op(OP.RESIZE_NEAREST_NEIGHBOR, [x, size], [rn_a], BO.ResizeNearestNeighborOptions,
+          options("ResizeNearestNeighborOptions", AlignCorners=True))
+    fm.op(OP.ADD, [rb_h, rb_a], [s1])
+    fm.op(OP.ADD, [s1, rn], [s2])
+    fm.op(OP.SUB, [s2, rn_a], [s3])
+    fm.op(OP.RELU_N1_TO_1, [s3], [clipped])
+    fm.op(OP.MEAN, [clipped, axes], [mean], BO.ReducerOptions, options("ReducerOptions", KeepDims=True))
+    fm.op(OP.RESHAPE, [mean, shp], [m3])
+    fm.op(OP.BATCH_MATMUL, [m3, wt], [out], BO.BatchMatMulOptions, options("BatchMatMulOptions", AdjY=True))
+    fm.m["inputs"], fm.m["outputs"] = [x], [out, rb_h, rb_a, rn, rn_a]
+
+    def evaluate(xv):
+        a = np_resize_bilinear(xv, 5, 7, False, True)
+        b = np_resize_bilinear(xv, 5, 7, True, False)
+        n0 = np_resize_nearest(xv, 5, 7, False, False)
+        n1 = np_resize_nearest(xv, 5, 7, True, False)
+        z = np.clip(a + b + n0 - n1, -1, 1).mean(axis=2, keepdims=True).reshape(1, 5, 2)
+        return [(z @ np.swapaxes(wmat, 1, 2)).astype(np.float32), a, b, n0, n1]
+
+    inputs = [rng.standard_normal((1, 3, 4, 2)).astype(np.float32) for _ in range(2)]
+    return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("image", ["product", "bilinear_half", "bilinear_corners", "nearest", "nearest_corners"])
+
+
 def write_float_model(name, model, cases, names):
     from onnx import numpy_helper
     folder = os.path.join(HERE, "models")
@@ -374,6 +563,20 @@ def write_float_model(name, model, cases, names):
             write(os.path.join(d, f"output_{j}.pb"), numpy_helper.from_array(yv, yn).SerializeToString())
 
 
+def build_with_external_buffer(model, index, offset_delta=0):
+    """The model with buffer `index` stored after the flatbuffer (the >2 GB layout:
+    Buffer.offset/size into the file), 16-byte aligned."""
+    m = copy.deepcopy(model)
+    data = m["buffers"][index]
+    m["external"] = {index: (0xFFFFFFFF, len(data))}  # placeholder of the same encoded size
+    length = len(build(m))
+    offset = (length + 15) // 16 * 16
+    m["external"] = {index: (offset + offset_delta, len(data))}
+    flat = build(m)
+    assert len(flat) == length
+    return flat + bytes(offset - length) + data
+
+
 def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
@@ -382,6 +585,10 @@ def write(path, data):
 def main():
     write_float_model("float_cnn", *float_cnn())
     write_float_model("float_data_movement", *float_data_movement())
+    write_float_model("float_lstm", *float_lstm())
+    write_float_model("float_resize_matmul", *float_resize_matmul())
+
+    write(os.path.join(HERE, "models", "int8_misc.tflite"), build(int8_misc()))
 
     good = tiny_int8_conv()
     valid = build(good)
@@ -394,6 +601,10 @@ def main():
         # deepcopy keeps the option builders (functions) shared, which is fine
         edit(m)
         cases[name] = (build(m), expect)
+
+    write(os.path.join(HERE, "models", "tiny_int8_conv_external.tflite"), build_with_external_buffer(good, 1))
+    cases["external_buffer_outside_file"] = (build_with_external_buffer(good, 1, offset_delta=40),
+                                             "lies outside the file")
 
     cases["truncated"] = (valid[: len(valid) // 2], "corrupt or truncated")
     cases["truncated_after_identifier"] = (valid[:12], "corrupt or truncated")

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "support/expect_contains.h"
+#include "tflite/lookup_tables.h"
 #include "tflite/tflite_file.h"
 #include "tflite/tflite_importer.h"
 #include "util/error.h"
@@ -160,29 +161,128 @@ TEST(TfliteImport, TinyInt8ConvWithFusedRelu6AndPool) {
   EXPECT_EQ(g->outputs[0]->name, "scores");
 }
 
-// Every single-byte corruption of a valid model either still loads and imports
-// or is refused with a CompileError: never a crash, a hang or another exception
-// (the host tests run under ASan/UBSan).
+// Constant data stored after the flatbuffer (Buffer.offset/size, the layout of
+// models over 2 GB) reads the same as data inside it.
+TEST(TfliteFile, BufferDataOutsideTheFlatbuffer) {
+  tflite::Model inside = tflite::load_tflite(kTests / "models" / "tiny_int8_conv.tflite");
+  tflite::Model outside = tflite::load_tflite(kTests / "models" / "tiny_int8_conv_external.tflite");
+  ASSERT_EQ(inside.tensors.size(), outside.tensors.size());
+  ASSERT_NE(outside.tensors[1].data, nullptr);
+  EXPECT_EQ(outside.tensors[1].data->to_int64s(), inside.tensors[1].data->to_int64s());
+  EXPECT_EQ(outside.tensors[2].data->to_int64s(), inside.tensors[2].data->to_int64s());
+  EXPECT_NO_THROW(import_tflite(kTests / "models" / "tiny_int8_conv_external.tflite"));
+}
+
+// Every single-byte corruption of the small test models (each op mapping's
+// checks are reached) either still loads and imports or is refused with a
+// CompileError: never a crash, a hang or another exception (the host tests run
+// under ASan/UBSan).
 TEST(TfliteFile, EveryByteCorruptionIsRefusedCleanly) {
-  const std::vector<uint8_t> good = read_bytes(kTests / "models" / "tiny_int8_conv.tflite");
-  ASSERT_GT(good.size(), 100u);
-  size_t refused = 0, loaded = 0;
-  for (size_t i = 0; i < good.size(); ++i)
-    for (uint8_t v : {uint8_t(good[i] ^ 0x01), uint8_t(good[i] ^ 0x80), uint8_t(0xFF), uint8_t(0x00)}) {
-      if (v == good[i]) continue;
-      std::vector<uint8_t> bad = good;
-      bad[i] = v;
-      try {
-        tflite::Model m = tflite::load_tflite_buffer(ConstantBuffer::owned(bad), "fuzz.tflite");
-        import_tflite_model(m, "fuzz.tflite");
-        ++loaded;
-      } catch (const CompileError& e) {
-        EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
-        ++refused;
+  for (const char* name : {"tiny_int8_conv", "int8_misc", "float_cnn", "float_data_movement", "float_lstm",
+                           "float_resize_matmul"}) {
+    const std::vector<uint8_t> good = read_bytes(kTests / "models" / (std::string(name) + ".tflite"));
+    ASSERT_GT(good.size(), 100u) << name;
+    size_t refused = 0, loaded = 0;
+    for (size_t i = 0; i < good.size(); ++i)
+      for (uint8_t v : {uint8_t(good[i] ^ 0x01), uint8_t(good[i] ^ 0x80), uint8_t(0xFF), uint8_t(0x00)}) {
+        if (v == good[i]) continue;
+        std::vector<uint8_t> bad = good;
+        bad[i] = v;
+        try {
+          tflite::Model m = tflite::load_tflite_buffer(ConstantBuffer::owned(bad), "fuzz.tflite");
+          import_tflite_model(m, "fuzz.tflite");
+          ++loaded;
+        } catch (const CompileError& e) {
+          EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+          ++refused;
+        }
       }
+    EXPECT_GT(refused, 100u) << name;
+    EXPECT_GT(loaded, 0u) << name;  // padding and unused bytes do not matter
+  }
+}
+
+std::vector<int8_t> table_of(const Node* n) {
+  std::vector<int8_t> out;
+  for (int64_t v : n->inputs.at(1)->constant->to_int64s()) out.push_back(int8_t(v));
+  return out;
+}
+std::vector<int8_t> as_vector(const tflite::LookupTable& t) { return {t.begin(), t.end()}; }
+
+// Int8 element-wise functions become tables; CONCATENATION requantizes the inputs
+// whose quantization differs from the output's; PAD pads with the zero point.
+TEST(TfliteImport, Int8LookupsConcatRequantizationAndPad) {
+  auto g = import_tflite(kTests / "models" / "int8_misc.tflite");
+  auto h = histogram(*g);
+  // 4 functions; the 3 concat inputs that need requantizing fold their requantization
+  // into the function's table; QUANTIZE int8->int8 after the pad.
+  EXPECT_EQ(h["KilnQLookup"], 5);
+  EXPECT_EQ(h["QuantizeLinear"], 1);
+  EXPECT_EQ(h["DequantizeLinear"], 1);
+  const tflite::QuantParams xq{0.05f, 3};
+  const Node* leaky = node_named(*g, "LEAKY_RELU_4");
+  ASSERT_NE(leaky, nullptr);
+  EXPECT_EQ(table_of(leaky), as_vector(tflite::leaky_relu_table(xq, xq, 0.1f)));
+  // The logistic output (1/256, -128) is requantized to the concat's (0.05, 3) in
+  // the same table; the leaky output already has it and goes in directly.
+  const Node* cat = nullptr;
+  for (const auto& n : g->nodes)
+    if (n->op_type == "Concat") cat = n.get();
+  ASSERT_NE(cat, nullptr);
+  ASSERT_EQ(cat->inputs.size(), 4u);
+  ASSERT_NE(cat->inputs[0]->producer, nullptr);
+  EXPECT_EQ(cat->inputs[0]->producer->op_type, "KilnQLookup");
+  const auto logistic = tflite::logistic_table(xq);
+  const auto requantize = tflite::requantize_table({1.0f / 256, -128}, xq);
+  std::vector<int8_t> composed;
+  for (int8_t v : logistic) composed.push_back(requantize[v + 128]);
+  EXPECT_EQ(table_of(cat->inputs[0]->producer), composed);
+  EXPECT_EQ(cat->inputs[0]->producer->inputs[0]->name, "xq");
+  EXPECT_EQ(cat->inputs[3]->producer, leaky);
+  EXPECT_EQ(cat->attr_int("axis", -1), 3);
+  const Node* pad = node_named(*g, "PAD_6");
+  ASSERT_NE(pad, nullptr);
+  EXPECT_EQ(pad->inputs[1]->constant->to_int64s(), (std::vector<int64_t>{0, 1, 0, 0, 0, 1, 0, 0}));
+  EXPECT_EQ(pad->inputs[2]->constant->as_int64(0), 3);
+  // Nearest-neighbour resize 4x2 -> 8x3 with half-pixel centers: TFLite's source
+  // rows floor((i + 0.5) * 0.5) and columns floor((j + 0.5) * 2/3).
+  const Node* rows = node_named(*g, "RESIZE_NEAREST_NEIGHBOR_7/rows");
+  const Node* cols = node_named(*g, "RESIZE_NEAREST_NEIGHBOR_7/columns");
+  ASSERT_NE(rows, nullptr);
+  ASSERT_NE(cols, nullptr);
+  EXPECT_EQ(rows->inputs[1]->constant->to_int64s(), (std::vector<int64_t>{0, 0, 1, 1, 2, 2, 3, 3}));
+  EXPECT_EQ(cols->inputs[1]->constant->to_int64s(), (std::vector<int64_t>{0, 1, 1}));
+  EXPECT_EQ(rows->outputs[0]->dtype, DType::Int8);
+}
+
+
+// Random corruptions of a real model (a few bytes each, fixed seed), including
+// truncations: each loads and imports or is refused with a one-line CompileError.
+TEST(TfliteFile, RandomCorruptionsOfARealModelAreRefusedCleanly) {
+  const std::vector<uint8_t> good = read_bytes(kMlperf / "kws_ref_model.tflite");
+  ASSERT_GT(good.size(), 1000u);
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  auto next = [&state]() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  size_t refused = 0;
+  for (int iteration = 0; iteration < 400; ++iteration) {
+    std::vector<uint8_t> bad = good;
+    const int edits = 1 + int(next() % 8);
+    for (int e = 0; e < edits; ++e) bad[next() % bad.size()] = uint8_t(next());
+    if (iteration % 10 == 0) bad.resize(next() % bad.size());
+    try {
+      tflite::Model m = tflite::load_tflite_buffer(ConstantBuffer::owned(bad), "fuzz.tflite");
+      import_tflite_model(m, "fuzz.tflite");
+    } catch (const CompileError& e) {
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+      ++refused;
     }
-  EXPECT_GT(refused, 100u);
-  EXPECT_GT(loaded, 0u);  // padding and unused bytes do not matter
+  }
+  EXPECT_GT(refused, 40u);
 }
 
 }  // namespace

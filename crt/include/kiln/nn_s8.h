@@ -27,28 +27,39 @@ extern "C" {
 
 /*
  * Requantization of one output channel, precomputed by the compiler from TFLite's
- * Q31 multiplier M and shift S (real scale = M * 2^(S - 31)):
- *   requant(acc) = (acc * multiplier + (acc < 0 ? round_neg : round_pos)) >> shift
- * in 64 bits (arithmetic shift). With S >= 0: shift = 31 - S and
- * round_pos = round_neg = 2^(30 - S); with S < 0 (e = -S): shift = 31 + e,
- * round_pos = 2^30 + 2^(30 + e), round_neg = round_pos - 2^31. This is the double
- * rounding of SaturatingRoundingDoublingHighMul then RoundingDivideByPOT folded
- * into one rounding, exactly equal to it (a product that would saturate TFLite's
- * int32 left shift clamps to the same act bound). The compiler stores the array as
- * little-endian bytes; the struct is 24 bytes, 8-byte aligned.
+ * Q31 multiplier M and shift S (real scale = M * 2^(S - 31)), in two exactly equal
+ * forms of MultiplyByQuantizedMultiplier:
+ *
+ * - general (any S): (acc * multiplier + (acc < 0 ? round_neg : round_pos)) >> shift
+ *   in 64 bits (arithmetic shift). With S >= 0: shift = 31 - S and
+ *   round_pos = round_neg = 2^(30 - S); with S < 0 (e = -S): shift = 31 + e,
+ *   round_pos = 2^30 + 2^(30 + e), round_neg = round_pos - 2^31. This folds the
+ *   double rounding of SaturatingRoundingDoublingHighMul then RoundingDivideByPOT
+ *   into one rounding (a product that would saturate TFLite's int32 left shift
+ *   clamps to the same act bound).
+ * - short (S < 0 and |acc| < 2^30, which the kernels check per call from the bias
+ *   and the number of taps): x = (2 * acc * multiplier + 2^31) >> 32 (SMMULR: the
+ *   doubling high multiply, exact), then (x + (x < 0 ? -1 : 0) + exponent_round) >> exponent
+ *   (RoundingDivideByPOT, ties away from zero).
+ *
+ * The compiler stores the array as little-endian bytes; 32 bytes per channel,
+ * 8-byte aligned.
  */
 typedef struct {
+  int32_t multiplier;     /* M, in [2^30, 2^31) or 0 */
+  int32_t exponent_round; /* 2^(exponent - 1), or 0 when exponent is 0 */
+  int32_t exponent;       /* -S when S < 0, else 0 (the short form needs >= 1) */
+  int32_t shift;          /* total right shift of the general form, 1..62 */
   int64_t round_pos;
   int64_t round_neg;
-  int32_t multiplier; /* M, in [2^30, 2^31) or 0 */
-  int32_t shift;      /* total right shift, 1..62 */
 } kiln_s8_requant_t;
 
 /*
  * Weight layout of kiln_conv2d_s8 and kiln_fully_connected_s8: int16, one row per
- * output channel of kiln_s8_row_len(taps) values: the taps in (kh, kw, c) order
- * (OHWI) followed by zeros up to a multiple of 4 (the inner loops read four at a
- * time).
+ * output channel of KILN_S8_ROW_LEN(taps) values: the taps in (kh, kw, c) order
+ * (OHWI) followed by zeros up to a multiple of 4; rows in blocks of four (the last
+ * padded with zero rows) with interleaved tap pairs, see
+ * crt/src/kernels/s8/requant_s8.h. Weights and scratch must be 4-byte aligned.
  */
 #define KILN_S8_ROW_LEN(taps) ((((taps) + 3u) / 4u) * 4u)
 
@@ -79,8 +90,9 @@ kiln_status_t kiln_conv2d_s8(const kiln_conv2d_s8_params_t* p, const int8_t* x, 
 
 /*
  * Depthwise Conv2D, NHWC, out_c = in_c * depth_multiplier; output channel oc reads
- * input channel oc / depth_multiplier. Weights int16 [kernel_h, kernel_w, out_c]
- * (TFLite's layout, widened). bias may be NULL. No scratch.
+ * input channel oc / depth_multiplier. Weights int16 in blocks of four output
+ * channels, each block tap by tap: w[(oc / 4) * kh * kw * 4 + (ky * kernel_w + kx) * 4
+ * + oc % 4] (the last block zero padded); 4-byte aligned. bias may be NULL. No scratch.
  */
 typedef struct {
   int32_t batch, in_h, in_w, in_c;

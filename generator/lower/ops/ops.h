@@ -34,6 +34,10 @@ void register_sample_lowerings();         // GridSample RoiAlign
 void register_signal_lowerings();         // HannWindow HammingWindow BlackmanWindow DFT STFT MelWeightMatrix
 void register_qnn_conv_lowerings();      // KilnQConv2D KilnQDepthwiseConv2D (int8, docs/quantization.md)
 void register_qnn_fully_connected_lowerings(); // KilnQFullyConnected
+void register_qnn_pool_lowerings();       // KilnQAvgPool2D KilnQMaxPool2D (int8 NHWC, docs/quantization.md)
+void register_qnn_elementwise_lowerings(); // KilnQAdd KilnQSub KilnQMul
+void register_qnn_lookup_lowerings();     // KilnQLookup
+void register_qnn_softmax_lowerings();    // KilnQSoftmax
 // (normalization.cpp also registers InstanceNormalization LayerNormalization LRN MeanVarianceNormalization)
 
 }  // namespace kiln

@@ -2,7 +2,8 @@
 // (docs/quantization.md). The lowering does at compile time what an interpreter
 // would do per inference: the weights are widened to int16 and laid out in the
 // order the kernel's inner loop reads them (blocks of four output channels with
-// interleaved tap pairs for Conv2D; [KH, KW, Cout] for depthwise), and each
+// interleaved tap pairs for Conv2D; blocks of four channels tap by tap for
+// depthwise), and each
 // channel's requant_scale becomes a kiln_s8_requant_t. The original int8 weights
 // are not emitted. Scratch: the im2col columns of two output pixels.
 #include "lower/lower_util.h"
@@ -112,17 +113,11 @@ KernelCall lower_qdepthwise_conv2d(const Node& n) {
   check_s8_accumulator(n, g.kernel_h * g.kernel_w);
   check_s8_bias(n, 2, g.out_c);
   const S8Quant q = read_s8_quant(n, g.out_c);
-  const std::vector<int64_t> wv = s8_weights(n, 1);
-  std::vector<uint8_t> bytes;
-  for (int64_t v : wv) {
-    bytes.push_back(uint8_t(uint16_t(int16_t(v))));
-    bytes.push_back(uint8_t(uint16_t(int16_t(v)) >> 8));
-  }
   KernelCall k;
   k.params_type = "kiln_depthwise_conv2d_s8_params_t";
   k.params_init = append_fields(geometry_fields(g),
                                 ".depth_multiplier = " + std::to_string(mult) + ", " + s8_quant_fields(q));
-  k.constants.push_back(Constant::from_bytes(DType::Int16, {int64_t(wv.size())}, std::move(bytes)));
+  k.constants.push_back(s8_depthwise_weights(s8_weights(n, 1), g.kernel_h * g.kernel_w, g.out_c));
   k.constants.push_back(s8_requant_table(q.requant_scale));
   k.unread_inputs.push_back(1);
   k.call = std::string("kiln_depthwise_conv2d_s8(&$params, $in0, $const0, ") + (n.input(2) ? "$in2" : "NULL") +

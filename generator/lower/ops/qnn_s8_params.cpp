@@ -53,7 +53,7 @@ ConstantPtr s8_requant_table(const std::vector<double>& scales) {
   for (double s : scales) {
     const quant::QuantizedMultiplier qm = quant::quantize_multiplier(s);
     int64_t round_pos, round_neg;
-    int32_t shift;
+    int32_t shift, exponent = 0, exponent_round = 0;
     if (qm.shift >= 0) {  // left shift S: (acc * M + 2^(30-S)) >> (31-S), no sign correction
       shift = 31 - qm.shift;
       round_pos = round_neg = int64_t(1) << (30 - qm.shift);
@@ -62,11 +62,15 @@ ConstantPtr s8_requant_table(const std::vector<double>& scales) {
       shift = 31 + e;
       round_pos = (int64_t(1) << 30) + (int64_t(1) << (30 + e));
       round_neg = round_pos - (int64_t(1) << 31);
+      exponent = e;
+      exponent_round = int32_t(int64_t(1) << (e - 1));
     }
+    put_le(bytes, uint64_t(uint32_t(qm.multiplier)), 4);
+    put_le(bytes, uint64_t(uint32_t(exponent_round)), 4);
+    put_le(bytes, uint64_t(uint32_t(exponent)), 4);
+    put_le(bytes, uint64_t(uint32_t(shift)), 4);
     put_le(bytes, uint64_t(round_pos), 8);
     put_le(bytes, uint64_t(round_neg), 8);
-    put_le(bytes, uint64_t(uint32_t(qm.multiplier)), 4);
-    put_le(bytes, uint64_t(uint32_t(shift)), 4);
   }
   const int64_t count = int64_t(bytes.size());
   return Constant::from_bytes(DType::UInt8, {count}, std::move(bytes));
@@ -88,6 +92,20 @@ ConstantPtr s8_weight_blocks(const std::vector<int64_t>& w, int64_t groups, int6
         const int64_t dst = (g * blocks + block) * 4 * row_len + (k / 2) * 8 + lane * 2 + (k % 2);
         put(dst, w[size_t((g * rows_per_group + r) * taps + k)]);
       }
+  const int64_t count = int64_t(bytes.size() / 2);
+  return Constant::from_bytes(DType::Int16, {count}, std::move(bytes));
+}
+
+ConstantPtr s8_depthwise_weights(const std::vector<int64_t>& w, int64_t taps, int64_t channels) {
+  const int64_t blocks = (channels + 3) / 4;
+  std::vector<uint8_t> bytes(size_t(blocks * taps * 4 * 2), 0);
+  for (int64_t t = 0; t < taps; ++t)
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t dst = (c / 4) * taps * 4 + t * 4 + c % 4;
+      const uint16_t v = uint16_t(int16_t(w[size_t(t * channels + c)]));
+      bytes[size_t(dst * 2)] = uint8_t(v);
+      bytes[size_t(dst * 2 + 1)] = uint8_t(v >> 8);
+    }
   const int64_t count = int64_t(bytes.size() / 2);
   return Constant::from_bytes(DType::Int16, {count}, std::move(bytes));
 }

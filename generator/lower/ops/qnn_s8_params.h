@@ -25,7 +25,7 @@ S8Quant read_s8_quant(const Node& n, int64_t channels);
 // ".input_offset = .., .output_offset = .., .act_min = .., .act_max = ..".
 std::string s8_quant_fields(const S8Quant& q);
 
-// kiln_s8_requant_t per channel, as little-endian bytes (24 per channel).
+// kiln_s8_requant_t per channel, as little-endian bytes (32 per channel).
 ConstantPtr s8_requant_table(const std::vector<double>& scales);
 
 // int16 weight blocks: `groups` groups of `rows_per_group` rows of `taps` int8 values
@@ -34,6 +34,10 @@ ConstantPtr s8_requant_table(const std::vector<double>& scales);
 // padded to KILN_S8_ROW_LEN(taps).
 ConstantPtr s8_weight_blocks(const std::vector<int64_t>& w, int64_t groups, int64_t rows_per_group, int64_t taps);
 int64_t s8_row_len(int64_t taps);
+// int16 depthwise weights from TFLite's [taps, channels] int8 order: blocks of four
+// channels, each block tap by tap (w[(c / 4) * taps * 4 + t * 4 + c % 4]), the last
+// block zero padded.
+ConstantPtr s8_depthwise_weights(const std::vector<int64_t>& w, int64_t taps, int64_t channels);
 
 // Throws when the int32 accumulator could overflow: |x - zp| <= 255, |w| <= 128.
 void check_s8_accumulator(const Node& n, int64_t taps);

@@ -55,14 +55,13 @@ kiln_status_t kiln_conv2d_s8(const kiln_conv2d_s8_params_t* p, const int8_t* x, 
   if (p->groups <= 0 || p->in_c % p->groups != 0 || p->out_c % p->groups != 0 || p->kernel_h <= 0 ||
       p->kernel_w <= 0 || p->stride_h <= 0 || p->stride_w <= 0 || p->dilation_h <= 0 || p->dilation_w <= 0)
     return KILN_ERR_BAD_ARGUMENT;
+  if (!kiln_s8_aligned4(w) || !kiln_s8_aligned4(scratch)) return KILN_ERR_BAD_ARGUMENT;
   cin_g = p->in_c / p->groups;
   cout_g = p->out_c / p->groups;
   row_len = (int32_t)KILN_S8_ROW_LEN((uint32_t)(p->kernel_h * p->kernel_w * cin_g));
   group_weights = (int64_t)((cout_g + 3) / 4) * 4 * row_len;
   n_pix = p->out_h * p->out_w;
-  o.output_offset = p->output_offset;
-  o.act_min = p->act_min;
-  o.act_max = p->act_max;
+  kiln_s8_output_init(&o, p->output_offset, p->act_min, p->act_max, rq, bias, p->out_c, (int64_t)p->kernel_h * p->kernel_w * cin_g);
   for (b = 0; b < p->batch; ++b) {
     const int8_t* xb = x + (int64_t)b * p->in_h * p->in_w * p->in_c;
     int8_t* yb = y + (int64_t)b * n_pix * p->out_c;

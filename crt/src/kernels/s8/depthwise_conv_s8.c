@@ -1,10 +1,12 @@
 /*
  * Int8 depthwise Conv2D (NHWC, depth multiplier, strides, dilations, leading pads).
- * Per output pixel the taps inside the input are ranged once; then the channels
- * run in blocks of four with the four accumulators in registers. On the DSP path
- * one word load gives four input channels, SXTAB16 widens them (input offset
- * added) into even/odd halves and SMLABB/SMLATB/SMLABT/SMLATT multiply each with
- * its channel's int16 weight, with no reordering of the weights.
+ * Weights come in blocks of four output channels, each block holding its taps one
+ * after another ([Cout/4][KH*KW][4] int16, see nn_s8.h), so a block's weights are
+ * one sequential stream. Per output pixel the in-bounds taps are ranged once; then
+ * the channels run in blocks of four with the accumulators in registers. On the
+ * DSP path one word load gives four input channels, SXTAB16 widens them (input
+ * offset added) into even/odd halves and SMLABB/SMLABT/SMLATB/SMLATT multiply each
+ * with its channel's weight; a full row of a 3-wide kernel is unrolled.
  */
 #include "requant_s8.h"
 
@@ -17,18 +19,164 @@ static void tap_range(int32_t i0, int32_t dilation, int32_t kernel, int32_t size
   *end = k1;
 }
 
+/* Geometry of one output pixel's in-bounds taps. */
+typedef struct {
+  const int8_t* x;       /* input at tap (ky0, kx0), channel 0 */
+  int32_t tap_offset;    /* first weight tap index: ky0 * kernel_w + kx0 */
+  int32_t rows, cols;    /* in-bounds taps: ky1 - ky0, kx1 - kx0 */
+} dw_window_t;
+
+#if KILN_S8_DSP
+/* acc0..3 += (x[c..c+3] + offset) * w[0..3] for one tap: one word of four input
+ * channels, widened by SXTAB16 (offset added) into even / odd halves, each half
+ * multiplied with its channel's weight. In one asm block so that the compiler
+ * cannot interleave taps and run out of registers. */
+#define DW_TAP_ASM(load_x, woff)                       \
+  load_x                                               \
+  "ldr %[w], [%[wp], #" woff "]\n\t"                   \
+  "sxtab16 %[e], %[off], %[v]\n\t"                     \
+  "sxtab16 %[v], %[off], %[v], ror #8\n\t"             \
+  "smlabb %[a0], %[e], %[w], %[a0]\n\t"                \
+  "smlabt %[a1], %[v], %[w], %[a1]\n\t"                \
+  "ldr %[w], [%[wp], #" woff "+4]\n\t"                 \
+  "smlatb %[a2], %[e], %[w], %[a2]\n\t"                \
+  "smlatt %[a3], %[v], %[w], %[a3]\n\t"
+#define DW_LOAD_X0 "ldr %[v], [%[x]]\n\t"
+#define DW_LOAD_X1 "ldr %[v], [%[x], %[s]]\n\t"
+#define DW_LOAD_X2 "add %[v], %[x], %[s]\n\t" "ldr %[v], [%[v], %[s]]\n\t"
+#define DW_TAP_OUTPUTS \
+  [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [v] "=&r"(v_), [e] "=&r"(e_), [w] "=&r"(w_)
+#define DW_TAP(xp, wptr)                                                                             \
+  do {                                                                                               \
+    uint32_t v_, e_, w_;                                                                             \
+    __asm__(DW_TAP_ASM(DW_LOAD_X0, "0") : DW_TAP_OUTPUTS : [x] "r"(xp), [wp] "r"(wptr), [off] "r"(off2) \
+            : "memory");                                                                             \
+  } while (0)
+/* Two taps of one kernel row: x, x + step; weights at wptr[0..7]. */
+#define DW_ROW2(xp, step, wptr)                                                     \
+  do {                                                                              \
+    uint32_t v_, e_, w_;                                                            \
+    __asm__(DW_TAP_ASM(DW_LOAD_X0, "0") DW_TAP_ASM(DW_LOAD_X1, "8")                 \
+            : DW_TAP_OUTPUTS                                                        \
+            : [x] "r"(xp), [s] "r"(step), [wp] "r"(wptr), [off] "r"(off2)           \
+            : "memory");                                                            \
+  } while (0)
+/* Three taps of one kernel row: x, x + step, x + 2 * step; weights at wptr[0..11]. */
+#define DW_ROW3(xp, step, wptr)                                                                    \
+  do {                                                                                             \
+    uint32_t v_, e_, w_;                                                                           \
+    __asm__(DW_TAP_ASM(DW_LOAD_X0, "0") DW_TAP_ASM(DW_LOAD_X1, "8") DW_TAP_ASM(DW_LOAD_X2, "16")   \
+            : DW_TAP_OUTPUTS                                                                       \
+            : [x] "r"(xp), [s] "r"(step), [wp] "r"(wptr), [off] "r"(off2)                          \
+            : "memory");                                                                           \
+  } while (0)
+#endif
+
+/* Output channels [0, out_c) in blocks of four of one pixel, depth multiplier 1.
+ * `form` (KILN_S8_FORM) and `full3x3` (a 3x3 kernel entirely inside the input) are
+ * constants in each inlined copy. */
+KILN_S8_INLINE void dw_pixel_m1(const kiln_depthwise_conv2d_s8_params_t* p, const dw_window_t* win,
+                               const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,
+                               const kiln_s8_output_t* o, int8_t* y, int form, int full3x3) {
+  const int32_t taps = p->kernel_h * p->kernel_w;
+  const int32_t tap_step = p->dilation_w * p->in_c, row_step = p->dilation_h * p->in_w * p->in_c;
+  const int8_t* x = win->x;
+  const int16_t* wb = w + (int64_t)win->tap_offset * 4;
+  int32_t c, ky, kx;
+#if KILN_S8_DSP
+  const uint32_t off2 = ((uint32_t)p->input_offset & 0xFFFFu) | ((uint32_t)p->input_offset << 16);
+#endif
+  for (c = 0; c + 4 <= p->out_c; c += 4, x += 4, wb += taps * 4) {
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    if (bias != NULL) a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
+#if KILN_S8_DSP
+    if (full3x3) {
+      DW_ROW3(x, tap_step, wb);
+      DW_ROW3(x + row_step, tap_step, wb + 12);
+      DW_ROW3(x + 2 * row_step, tap_step, wb + 24);
+    } else {
+      const int8_t* xr = x;
+      const int16_t* wr = wb;
+      for (ky = 0; ky < win->rows; ++ky, xr += row_step, wr += p->kernel_w * 4) {
+        if (win->cols == 3) {
+          DW_ROW3(xr, tap_step, wr);
+        } else if (win->cols == 2) {
+          DW_ROW2(xr, tap_step, wr);
+        } else {
+          const int8_t* xp = xr;
+          const int16_t* wp = wr;
+          for (kx = 0; kx < win->cols; ++kx, xp += tap_step, wp += 4) DW_TAP(xp, wp);
+        }
+      }
+    }
+#else
+    (void)full3x3;
+    for (ky = 0; ky < win->rows; ++ky) {
+      const int8_t* xp = x + (int64_t)ky * row_step;
+      const int16_t* wp = wb + (int64_t)ky * p->kernel_w * 4;
+      for (kx = 0; kx < win->cols; ++kx, xp += tap_step, wp += 4) {
+        a0 += (xp[0] + p->input_offset) * wp[0];
+        a1 += (xp[1] + p->input_offset) * wp[1];
+        a2 += (xp[2] + p->input_offset) * wp[2];
+        a3 += (xp[3] + p->input_offset) * wp[3];
+      }
+    }
+#endif
+    y[c] = kiln_s8_output_as(a0, &rq[c], o, form);
+    y[c + 1] = kiln_s8_output_as(a1, &rq[c + 1], o, form);
+    y[c + 2] = kiln_s8_output_as(a2, &rq[c + 2], o, form);
+    y[c + 3] = kiln_s8_output_as(a3, &rq[c + 3], o, form);
+  }
+}
+
+/* dw_pixel_m1 with its constants chosen at run time, once per pixel. */
+static void dw_pixel_m1_any(const kiln_depthwise_conv2d_s8_params_t* p, const dw_window_t* win, const int16_t* w,
+                            const int32_t* bias, const kiln_s8_requant_t* rq, const kiln_s8_output_t* o,
+                            int8_t* y) {
+  const int full = p->kernel_h == 3 && p->kernel_w == 3 && win->rows == 3 && win->cols == 3;
+  switch (KILN_S8_FORM(o) + (full ? 4 : 0)) {
+    case 7: dw_pixel_m1(p, win, w, bias, rq, o, y, 3, 1); break;
+    case 6: dw_pixel_m1(p, win, w, bias, rq, o, y, 2, 1); break;
+    case 5: dw_pixel_m1(p, win, w, bias, rq, o, y, 1, 1); break;
+    case 4: dw_pixel_m1(p, win, w, bias, rq, o, y, 0, 1); break;
+    case 3: dw_pixel_m1(p, win, w, bias, rq, o, y, 3, 0); break;
+    case 2: dw_pixel_m1(p, win, w, bias, rq, o, y, 2, 0); break;
+    case 1: dw_pixel_m1(p, win, w, bias, rq, o, y, 1, 0); break;
+    default: dw_pixel_m1(p, win, w, bias, rq, o, y, 0, 0); break;
+  }
+}
+
+/* Output channels [c0, out_c) one at a time (any depth multiplier). */
+static void dw_pixel_each(const kiln_depthwise_conv2d_s8_params_t* p, const dw_window_t* win, int32_t c0,
+                          const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,
+                          const kiln_s8_output_t* o, int8_t* y) {
+  const int32_t taps = p->kernel_h * p->kernel_w;
+  const int32_t tap_step = p->dilation_w * p->in_c, row_step = p->dilation_h * p->in_w * p->in_c;
+  int32_t c, ky, kx;
+  for (c = c0; c < p->out_c; ++c) {
+    const int8_t* xc = win->x + c / p->depth_multiplier;
+    const int16_t* wc = w + ((int64_t)(c / 4) * taps + win->tap_offset) * 4 + c % 4;
+    int32_t acc = bias != NULL ? bias[c] : 0;
+    for (ky = 0; ky < win->rows; ++ky)
+      for (kx = 0; kx < win->cols; ++kx)
+        acc += (xc[(int64_t)ky * row_step + (int64_t)kx * tap_step] + p->input_offset) *
+               wc[((int64_t)ky * p->kernel_w + kx) * 4];
+    y[c] = kiln_s8_output(acc, &rq[c], o);
+  }
+}
+
 kiln_status_t kiln_depthwise_conv2d_s8(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x,
                                        const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,
                                        int8_t* y) {
-  int32_t b, oy, ox, ky, kx, c;
+  int32_t b, oy, ox;
   kiln_s8_output_t o;
   if (p == NULL || x == NULL || w == NULL || rq == NULL || y == NULL) return KILN_ERR_NULL_POINTER;
   if (p->depth_multiplier <= 0 || p->out_c != p->in_c * p->depth_multiplier || p->kernel_h <= 0 ||
-      p->kernel_w <= 0 || p->stride_h <= 0 || p->stride_w <= 0 || p->dilation_h <= 0 || p->dilation_w <= 0)
+      p->kernel_w <= 0 || p->stride_h <= 0 || p->stride_w <= 0 || p->dilation_h <= 0 || p->dilation_w <= 0 ||
+      !kiln_s8_aligned4(w))
     return KILN_ERR_BAD_ARGUMENT;
-  o.output_offset = p->output_offset;
-  o.act_min = p->act_min;
-  o.act_max = p->act_max;
+  kiln_s8_output_init(&o, p->output_offset, p->act_min, p->act_max, rq, bias, p->out_c,
+                      (int64_t)p->kernel_h * p->kernel_w);
   for (b = 0; b < p->batch; ++b) {
     const int8_t* xb = x + (int64_t)b * p->in_h * p->in_w * p->in_c;
     for (oy = 0; oy < p->out_h; ++oy) {
@@ -38,70 +186,20 @@ kiln_status_t kiln_depthwise_conv2d_s8(const kiln_depthwise_conv2d_s8_params_t* 
       for (ox = 0; ox < p->out_w; ++ox) {
         const int32_t ix0 = ox * p->stride_w - p->pad_left;
         int8_t* yp = y + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * p->out_c;
-        int32_t kx0, kx1;
+        int32_t kx0, kx1, c0 = 0;
+        dw_window_t win;
         tap_range(ix0, p->dilation_w, p->kernel_w, p->in_w, &kx0, &kx1);
-        c = 0;
+        win.rows = ky1 - ky0;
+        win.cols = kx1 - kx0;
+        win.tap_offset = ky0 * p->kernel_w + kx0;
+        win.x = win.rows > 0 && win.cols > 0
+                    ? xb + ((int64_t)(iy0 + ky0 * p->dilation_h) * p->in_w + ix0 + kx0 * p->dilation_w) * p->in_c
+                    : xb;
         if (p->depth_multiplier == 1) {
-#if KILN_S8_DSP
-          const uint32_t off2 = ((uint32_t)p->input_offset & 0xFFFFu) | ((uint32_t)p->input_offset << 16);
-          for (; c + 4 <= p->out_c; c += 4) {
-            int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-            if (bias != NULL) a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
-            for (ky = ky0; ky < ky1; ++ky) {
-              const int8_t* xrow = xb + ((int64_t)(iy0 + ky * p->dilation_h) * p->in_w + ix0) * p->in_c + c;
-              const int16_t* wrow = w + (int64_t)ky * p->kernel_w * p->out_c + c;
-              for (kx = kx0; kx < kx1; ++kx) {
-                const uint32_t v = kiln_s8_load32(xrow + (int64_t)kx * p->dilation_w * p->in_c);
-                const uint32_t even = __sxtab16(off2, v);        /* x0 x2 */
-                const uint32_t odd = __sxtab16(off2, kiln_s8_ror8(v)); /* x1 x3 */
-                const int16_t* wp = wrow + (int64_t)kx * p->out_c;
-                const uint32_t w01 = kiln_s8_load32(wp), w23 = kiln_s8_load32(wp + 2);
-                a0 = __smlabb((int32_t)even, (int32_t)w01, a0);
-                a1 = __smlabt((int32_t)odd, (int32_t)w01, a1);
-                a2 = __smlatb((int32_t)even, (int32_t)w23, a2);
-                a3 = __smlatt((int32_t)odd, (int32_t)w23, a3);
-              }
-            }
-            yp[c] = kiln_s8_output(a0, &rq[c], &o);
-            yp[c + 1] = kiln_s8_output(a1, &rq[c + 1], &o);
-            yp[c + 2] = kiln_s8_output(a2, &rq[c + 2], &o);
-            yp[c + 3] = kiln_s8_output(a3, &rq[c + 3], &o);
-          }
-#else
-          for (; c + 4 <= p->out_c; c += 4) {
-            int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-            if (bias != NULL) a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
-            for (ky = ky0; ky < ky1; ++ky) {
-              const int8_t* xrow = xb + ((int64_t)(iy0 + ky * p->dilation_h) * p->in_w + ix0) * p->in_c + c;
-              const int16_t* wrow = w + (int64_t)ky * p->kernel_w * p->out_c + c;
-              for (kx = kx0; kx < kx1; ++kx) {
-                const int8_t* xp = xrow + (int64_t)kx * p->dilation_w * p->in_c;
-                const int16_t* wp = wrow + (int64_t)kx * p->out_c;
-                a0 += (xp[0] + p->input_offset) * wp[0];
-                a1 += (xp[1] + p->input_offset) * wp[1];
-                a2 += (xp[2] + p->input_offset) * wp[2];
-                a3 += (xp[3] + p->input_offset) * wp[3];
-              }
-            }
-            yp[c] = kiln_s8_output(a0, &rq[c], &o);
-            yp[c + 1] = kiln_s8_output(a1, &rq[c + 1], &o);
-            yp[c + 2] = kiln_s8_output(a2, &rq[c + 2], &o);
-            yp[c + 3] = kiln_s8_output(a3, &rq[c + 3], &o);
-          }
-#endif
+          dw_pixel_m1_any(p, &win, w, bias, rq, &o, yp);
+          c0 = p->out_c / 4 * 4;
         }
-        /* Remaining channels, and every channel with a depth multiplier > 1. */
-        for (; c < p->out_c; ++c) {
-          const int32_t ic = c / p->depth_multiplier;
-          int32_t acc = bias != NULL ? bias[c] : 0;
-          for (ky = ky0; ky < ky1; ++ky) {
-            const int8_t* xrow = xb + ((int64_t)(iy0 + ky * p->dilation_h) * p->in_w + ix0) * p->in_c + ic;
-            const int16_t* wrow = w + (int64_t)ky * p->kernel_w * p->out_c + c;
-            for (kx = kx0; kx < kx1; ++kx)
-              acc += (xrow[(int64_t)kx * p->dilation_w * p->in_c] + p->input_offset) * wrow[(int64_t)kx * p->out_c];
-          }
-          yp[c] = kiln_s8_output(acc, &rq[c], &o);
-        }
+        dw_pixel_each(p, &win, c0, w, bias, rq, &o, yp);
       }
     }
   }

@@ -12,10 +12,9 @@ kiln_status_t kiln_fully_connected_s8(const kiln_fully_connected_s8_params_t* p,
   kiln_s8_output_t o;
   if (p == NULL || x == NULL || w == NULL || rq == NULL || y == NULL || scratch == NULL) return KILN_ERR_NULL_POINTER;
   if (p->rows < 0 || p->in_features <= 0 || p->out_features <= 0) return KILN_ERR_BAD_ARGUMENT;
+  if (!kiln_s8_aligned4(w) || !kiln_s8_aligned4(scratch)) return KILN_ERR_BAD_ARGUMENT;
   row_len = (int32_t)KILN_S8_ROW_LEN((uint32_t)p->in_features);
-  o.output_offset = p->output_offset;
-  o.act_min = p->act_min;
-  o.act_max = p->act_max;
+  kiln_s8_output_init(&o, p->output_offset, p->act_min, p->act_max, rq, bias, p->out_features, p->in_features);
   for (row = 0; row < p->rows; row += 2) {
     const int8_t* x0 = x + (int64_t)row * p->in_features;
     int8_t* y0 = y + (int64_t)row * p->out_features;

@@ -6,11 +6,11 @@
  * column x four output channels).
  *
  * The instruction-set path is chosen here at compile time: __ARM_FEATURE_DSP uses
- * SXTAB16 / PKHBT / SMLAD through arm_acle.h, otherwise portable C. Both read the
- * same weight layout and give identical sums (int32 additions in any order are
- * exact: the compiler bounds the accumulator, see docs/quantization.md).
+ * SXTAB16 / SMLAD through arm_acle.h, otherwise portable C. Both read the same
+ * weight layout and give identical sums (int32 additions in any order are exact:
+ * the compiler bounds the accumulator, see docs/quantization.md).
  *
- * Weight block layout (built by the compiler, generator/lower/ops/qnn_conv.cpp):
+ * Weight block layout (built by the compiler, generator/lower/ops/qnn_s8_params.cpp):
  * output channels in blocks of four (the last block padded with zero rows); inside
  * a block, for each pair of taps (k, k+1), the four rows' pairs one after another:
  *   w[r0][k] w[r0][k+1] w[r1][k] w[r1][k+1] w[r2][k] ... w[r3][k+1]
@@ -20,6 +20,8 @@
  * Column layouts in scratch: a single column is row_len contiguous int16; a pair
  * of columns (two output pixels) is interleaved by tap pairs:
  *   a[k] a[k+1] b[k] b[k+1] a[k+2] a[k+3] b[k+2] b[k+3] ...
+ * Weights and scratch are 4-byte aligned (the kernels check), so the DSP path
+ * reads them as words (LDR / LDRD).
  */
 #ifndef KILN_REQUANT_S8_H
 #define KILN_REQUANT_S8_H
@@ -28,16 +30,29 @@
 
 #include "kiln/nn_s8.h"
 
+/* Specialised copies (a constant `form`) rely on inlining; GCC and Clang are told. */
+#if defined(__GNUC__)
+#define KILN_S8_INLINE static inline __attribute__((always_inline))
+#else
+#define KILN_S8_INLINE static inline
+#endif
+
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #include <arm_acle.h>
 #define KILN_S8_DSP 1
+/* A word of int16 pairs in scratch or weights: may alias the int16 stores. */
+typedef uint32_t __attribute__((may_alias, aligned(4))) kiln_s8_word_t;
 #else
 #define KILN_S8_DSP 0
+#if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
+#include <arm_acle.h> /* __ssat (Cortex-M3) */
+#endif
 #endif
 
-/* requant(acc) of kiln_s8_requant_t, saturated to +-2^30 so that adding an output
- * offset cannot overflow and clamps exactly as TFLite's saturating arithmetic. */
-static inline int32_t kiln_s8_requant(int32_t acc, const kiln_s8_requant_t* rq) {
+/* requant(acc) of kiln_s8_requant_t in the general form (any shift), saturated to
+ * +-2^30 so that adding an output offset cannot overflow and clamps exactly as
+ * TFLite's saturating arithmetic. */
+KILN_S8_INLINE int32_t kiln_s8_requant(int32_t acc, const kiln_s8_requant_t* rq) {
   const int64_t p = (int64_t)acc * rq->multiplier + (acc < 0 ? rq->round_neg : rq->round_pos);
   int64_t v;
   if (rq->shift >= 32) return (int32_t)(p >> 32) >> (rq->shift - 32);
@@ -47,17 +62,66 @@ static inline int32_t kiln_s8_requant(int32_t acc, const kiln_s8_requant_t* rq) 
   return (int32_t)v;
 }
 
-static inline int8_t kiln_s8_clamp(int32_t v, int32_t lo, int32_t hi) {
-  return (int8_t)(v < lo ? lo : v > hi ? hi : v);
+/* requant(acc) in the short form: exponent >= 1 and |acc| < 2^30 (see nn_s8.h). */
+KILN_S8_INLINE int32_t kiln_s8_requant_short(int32_t acc, const kiln_s8_requant_t* rq) {
+  int32_t x;
+#if KILN_S8_DSP
+  __asm__("smmulr %0, %1, %2" : "=r"(x) : "r"(acc * 2), "r"(rq->multiplier));
+#else
+  x = (int32_t)(((int64_t)acc * 2 * rq->multiplier + ((int64_t)1 << 31)) >> 32);
+#endif
+  return (x + (x >> 31) + rq->exponent_round) >> rq->exponent;
 }
 
-/* The output parameters every GEMM-style kernel shares. */
+/* The output parameters every kernel shares. `short_form`: every channel may use
+ * kiln_s8_requant_short (checked once per call); `full_range`: the clamp is
+ * [-128, 127], a saturation. */
 typedef struct {
   int32_t output_offset, act_min, act_max;
+  int short_form, full_range;
 } kiln_s8_output_t;
 
+/* Whether every accumulator of these channels stays below 2^30 in magnitude
+ * (|bias| + taps * 255 * 128) and every channel has a right shift. */
+static inline int kiln_s8_short_form_ok(const kiln_s8_requant_t* rq, const int32_t* bias, int32_t channels,
+                                        int64_t taps) {
+  const int64_t bound = taps * 255 * 128;
+  int32_t c;
+  if (bound >= ((int64_t)1 << 30)) return 0;
+  for (c = 0; c < channels; ++c) {
+    const int64_t b = bias != NULL ? (bias[c] < 0 ? -(int64_t)bias[c] : (int64_t)bias[c]) : 0;
+    if (rq[c].exponent < 1 || b + bound >= ((int64_t)1 << 30)) return 0;
+  }
+  return 1;
+}
+
+static inline void kiln_s8_output_init(kiln_s8_output_t* o, int32_t output_offset, int32_t act_min, int32_t act_max,
+                                       const kiln_s8_requant_t* rq, const int32_t* bias, int32_t channels,
+                                       int64_t taps) {
+  o->output_offset = output_offset;
+  o->act_min = act_min;
+  o->act_max = act_max;
+  o->short_form = kiln_s8_short_form_ok(rq, bias, channels, taps);
+  o->full_range = act_min == -128 && act_max == 127;
+}
+
+/* One output element. `form` is a compile-time constant where this is inlined
+ * (callers branch once per block on KILN_S8_FORM(o)): bit 0 short requant, bit 1
+ * full-range clamp. */
+#define KILN_S8_FORM(o) (((o)->short_form ? 1 : 0) | ((o)->full_range ? 2 : 0))
+
+KILN_S8_INLINE int8_t kiln_s8_output_as(int32_t acc, const kiln_s8_requant_t* rq, const kiln_s8_output_t* o,
+                                       int form) {
+  int32_t v = o->output_offset + ((form & 1) ? kiln_s8_requant_short(acc, rq) : kiln_s8_requant(acc, rq));
+#if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
+  if (form & 2) return (int8_t)__ssat(v, 8);
+#endif
+  v = v < o->act_min ? o->act_min : v;
+  return (int8_t)(v > o->act_max ? o->act_max : v);
+}
+
 static inline int8_t kiln_s8_output(int32_t acc, const kiln_s8_requant_t* rq, const kiln_s8_output_t* o) {
-  return kiln_s8_clamp(o->output_offset + kiln_s8_requant(acc, rq), o->act_min, o->act_max);
+  return kiln_s8_output_as(acc, rq, o, 0);
 }
 
 static inline uint32_t kiln_s8_load32(const void* p) {
@@ -66,9 +130,18 @@ static inline uint32_t kiln_s8_load32(const void* p) {
   return v;
 }
 
-static inline uint32_t kiln_s8_ror8(uint32_t v) { return (v >> 8) | (v << 24); }
-
 static inline void kiln_s8_store32(void* p, uint32_t v) { memcpy(p, &v, 4); }
+
+static inline int kiln_s8_aligned4(const void* p) { return ((uintptr_t)p & 3u) == 0u; }
+
+#if KILN_S8_DSP
+/* Bytes 1 and 3 of b sign-extended and added to the halves of a (SXTAB16 with ROR #8). */
+static inline uint32_t kiln_s8_sxtab16_ror8(uint32_t a, uint32_t b) {
+  uint32_t r;
+  __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+#endif
 
 /*
  * Widens n int8 values to int16 with `offset` added, into dst in pairs: pair j
@@ -82,12 +155,10 @@ static inline void kiln_s8_widen_pairs(int16_t* dst, const int8_t* src, int32_t 
   const uint32_t off2 = ((uint32_t)offset & 0xFFFFu) | ((uint32_t)offset << 16);
   for (; i + 4 <= n; i += 4) {
     const uint32_t v = kiln_s8_load32(src + i);
-    const uint32_t even = __sxtab16(off2, v);                      /* x0 x2 */
-    const uint32_t odd = __sxtab16(off2, kiln_s8_ror8(v));             /* x1 x3 */
-    const uint32_t lo = (even & 0xFFFFu) | (odd << 16);            /* x0 x1 */
-    const uint32_t hi = (even >> 16) | (odd & 0xFFFF0000u);        /* x2 x3 */
-    kiln_s8_store32(dst, lo);
-    kiln_s8_store32(dst + pair_stride, hi);
+    const uint32_t even = __sxtab16(off2, v);               /* x0 x2 */
+    const uint32_t odd = kiln_s8_sxtab16_ror8(off2, v);     /* x1 x3 */
+    *(kiln_s8_word_t*)(void*)dst = (even & 0xFFFFu) | (odd << 16); /* x0 x1: PKHBT */
+    *(kiln_s8_word_t*)(void*)(dst + pair_stride) = (even >> 16) | (odd & 0xFFFF0000u); /* x2 x3: PKHTB */
     dst += 2 * pair_stride;
   }
 #endif
@@ -128,34 +199,39 @@ static inline void kiln_s8_widen_row(int16_t* dst, const int8_t* src, int32_t n,
  * Dot products of a block of four weight rows (layout above) with two interleaved
  * columns: acc[j][r] += col_j . row_r over row_len (a multiple of 4) values.
  */
-static inline void kiln_s8_dot_2x4(const int16_t* cols, const int16_t* wblock, int32_t row_len,
-                                   int32_t acc[2][4]) {
+KILN_S8_INLINE void kiln_s8_dot_2x4(const int16_t* cols, const int16_t* wblock, int32_t row_len, int32_t acc[2][4]) {
   int32_t a00 = acc[0][0], a01 = acc[0][1], a02 = acc[0][2], a03 = acc[0][3];
   int32_t a10 = acc[1][0], a11 = acc[1][1], a12 = acc[1][2], a13 = acc[1][3];
-  const int16_t* end = cols + 2 * row_len;
 #if KILN_S8_DSP
-  const int16_t* c = cols;
-  const int16_t* w = wblock;
-  while (c < end) {
-    const uint32_t x0 = kiln_s8_load32(c), x1 = kiln_s8_load32(c + 2);
-    uint32_t wv = kiln_s8_load32(w);
-    a00 = __smlad(x0, wv, a00);
-    a10 = __smlad(x1, wv, a10);
-    wv = kiln_s8_load32(w + 2);
-    a01 = __smlad(x0, wv, a01);
-    a11 = __smlad(x1, wv, a11);
-    wv = kiln_s8_load32(w + 4);
-    a02 = __smlad(x0, wv, a02);
-    a12 = __smlad(x1, wv, a12);
-    wv = kiln_s8_load32(w + 6);
-    a03 = __smlad(x0, wv, a03);
-    a13 = __smlad(x1, wv, a13);
+  const kiln_s8_word_t* c = (const kiln_s8_word_t*)(const void*)cols;
+  const kiln_s8_word_t* w = (const kiln_s8_word_t*)(const void*)wblock;
+  const kiln_s8_word_t* end = c + row_len; /* two columns: row_len words */
+  while (c < end) {                        /* two tap pairs per pass */
+    uint32_t x0 = c[0], x1 = c[1];
+    a00 = __smlad(x0, w[0], a00);
+    a10 = __smlad(x1, w[0], a10);
+    a01 = __smlad(x0, w[1], a01);
+    a11 = __smlad(x1, w[1], a11);
+    a02 = __smlad(x0, w[2], a02);
+    a12 = __smlad(x1, w[2], a12);
+    a03 = __smlad(x0, w[3], a03);
+    a13 = __smlad(x1, w[3], a13);
+    x0 = c[2], x1 = c[3];
+    a00 = __smlad(x0, w[4], a00);
+    a10 = __smlad(x1, w[4], a10);
+    a01 = __smlad(x0, w[5], a01);
+    a11 = __smlad(x1, w[5], a11);
+    a02 = __smlad(x0, w[6], a02);
+    a12 = __smlad(x1, w[6], a12);
+    a03 = __smlad(x0, w[7], a03);
+    a13 = __smlad(x1, w[7], a13);
     c += 4;
     w += 8;
   }
 #else
   const int16_t* c = cols;
   const int16_t* w = wblock;
+  const int16_t* end = cols + 2 * row_len;
   while (c < end) {
     const int32_t x0 = c[0], x0b = c[1], x1 = c[2], x1b = c[3];
     a00 += x0 * w[0] + x0b * w[1];
@@ -175,28 +251,29 @@ static inline void kiln_s8_dot_2x4(const int16_t* cols, const int16_t* wblock, i
 }
 
 /* As kiln_s8_dot_2x4 for one contiguous column. */
-static inline void kiln_s8_dot_1x4(const int16_t* col, const int16_t* wblock, int32_t row_len, int32_t acc[4]) {
+KILN_S8_INLINE void kiln_s8_dot_1x4(const int16_t* col, const int16_t* wblock, int32_t row_len, int32_t acc[4]) {
   int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-  const int16_t* end = col + row_len;
 #if KILN_S8_DSP
-  const int16_t* c = col;
-  const int16_t* w = wblock;
+  const kiln_s8_word_t* c = (const kiln_s8_word_t*)(const void*)col;
+  const kiln_s8_word_t* w = (const kiln_s8_word_t*)(const void*)wblock;
+  const kiln_s8_word_t* end = c + row_len / 2;
   while (c < end) {
-    const uint32_t x0 = kiln_s8_load32(c), x1 = kiln_s8_load32(c + 2);
-    a0 = __smlad(x0, kiln_s8_load32(w), a0);
-    a1 = __smlad(x0, kiln_s8_load32(w + 2), a1);
-    a2 = __smlad(x0, kiln_s8_load32(w + 4), a2);
-    a3 = __smlad(x0, kiln_s8_load32(w + 6), a3);
-    a0 = __smlad(x1, kiln_s8_load32(w + 8), a0);
-    a1 = __smlad(x1, kiln_s8_load32(w + 10), a1);
-    a2 = __smlad(x1, kiln_s8_load32(w + 12), a2);
-    a3 = __smlad(x1, kiln_s8_load32(w + 14), a3);
-    c += 4;
-    w += 16;
+    const uint32_t x0 = c[0], x1 = c[1];
+    a0 = __smlad(x0, w[0], a0);
+    a1 = __smlad(x0, w[1], a1);
+    a2 = __smlad(x0, w[2], a2);
+    a3 = __smlad(x0, w[3], a3);
+    a0 = __smlad(x1, w[4], a0);
+    a1 = __smlad(x1, w[5], a1);
+    a2 = __smlad(x1, w[6], a2);
+    a3 = __smlad(x1, w[7], a3);
+    c += 2;
+    w += 8;
   }
 #else
   const int16_t* c = col;
   const int16_t* w = wblock;
+  const int16_t* end = col + row_len;
   while (c < end) {
     const int32_t x0 = c[0], x1 = c[1];
     a0 += x0 * w[0] + x1 * w[1];
@@ -208,6 +285,27 @@ static inline void kiln_s8_dot_1x4(const int16_t* col, const int16_t* wblock, in
   }
 #endif
   acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+}
+
+/* Requantizes and stores n (<= 4) channels of one or two columns. */
+KILN_S8_INLINE void kiln_s8_store_block(int32_t acc[2][4], const kiln_s8_requant_t* rq, const kiln_s8_output_t* o,
+                                       int32_t n, int8_t* y0, int8_t* y1, int form) {
+  int32_t r;
+  for (r = 0; r < n; ++r) {
+    y0[r] = kiln_s8_output_as(acc[0][r], &rq[r], o, form);
+    if (y1 != NULL) y1[r] = kiln_s8_output_as(acc[1][r], &rq[r], o, form);
+  }
+}
+
+/* kiln_s8_store_block with the form of `o` as a constant in each copy. */
+static inline void kiln_s8_store_block_any(int32_t acc[2][4], const kiln_s8_requant_t* rq,
+                                           const kiln_s8_output_t* o, int32_t n, int8_t* y0, int8_t* y1) {
+  switch (KILN_S8_FORM(o)) {
+    case 3: kiln_s8_store_block(acc, rq, o, n, y0, y1, 3); break;
+    case 2: kiln_s8_store_block(acc, rq, o, n, y0, y1, 2); break;
+    case 1: kiln_s8_store_block(acc, rq, o, n, y0, y1, 1); break;
+    default: kiln_s8_store_block(acc, rq, o, n, y0, y1, 0); break;
+  }
 }
 
 /*
@@ -224,16 +322,11 @@ static inline void kiln_s8_gemm_columns(const int16_t* cols, int32_t row_len, co
     const int16_t* wblock = w + (int64_t)oc * row_len;
     int32_t acc[2][4];
     for (r = 0; r < 4; ++r) acc[0][r] = acc[1][r] = (bias != NULL && r < n) ? bias[oc + r] : 0;
-    if (y1 != NULL) {
+    if (y1 != NULL)
       kiln_s8_dot_2x4(cols, wblock, row_len, acc);
-      for (r = 0; r < n; ++r) {
-        y0[oc + r] = kiln_s8_output(acc[0][r], &rq[oc + r], o);
-        y1[oc + r] = kiln_s8_output(acc[1][r], &rq[oc + r], o);
-      }
-    } else {
+    else
       kiln_s8_dot_1x4(cols, wblock, row_len, acc[0]);
-      for (r = 0; r < n; ++r) y0[oc + r] = kiln_s8_output(acc[0][r], &rq[oc + r], o);
-    }
+    kiln_s8_store_block_any(acc, rq + oc, o, n, y0 + oc, y1 != NULL ? y1 + oc : NULL);
   }
 }
 

@@ -1,0 +1,70 @@
+#!/bin/bash
+# MLPerf Tiny benchmark: every reference int8 model (shared/data/mlperf-tiny) through
+# `kiln verify` on each QEMU board, three data sets each. Prints one markdown table
+# (instructions per inference: the median of the three runs, which must all PASS;
+# workspace bytes against the plan's lower bound; parameter bytes) and, with
+# --write FILE, replaces the block between the mlperf markers in FILE with it.
+#
+#   mlperf_bench.sh KILN DATA_DIR WORK_DIR [--qdq QDQ_DIR] [--write docs/performance.md]
+#
+# QEMU counts instructions (-icount shift=0, SysTick), so the numbers are
+# deterministic and comparable across runs and machines.
+set -u
+KILN=$1; DATA=$2; WORK=$3; shift 3
+QDQ=""; WRITE=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --qdq) QDQ=$2; shift 2 ;;
+    --write) WRITE=$2; shift 2 ;;
+    *) echo "mlperf_bench: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+MODELS="kws_ref_model vww_96_int8 pretrainedResnet_quant ad01_int8"
+BOARDS="mps2-an386 mps3-an547 mps2-an385"
+declare -A LABEL=([kws_ref_model]=KWS [vww_96_int8]=VWW [pretrainedResnet_quant]=IC [ad01_int8]=AD)
+mkdir -p "$WORK"
+
+median3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+
+# run FORMAT MODEL_FILE MODEL BOARD -> "instr workspace bound params status"
+run() {
+  local fmt=$1 file=$2 model=$3 board=$4 log="$WORK/$fmt.$model.$board.log"
+  "$KILN" verify "$file" --data "$DATA/$model/test_data_set_0" --data "$DATA/$model/test_data_set_1" \
+      --data "$DATA/$model/test_data_set_2" --board "$board" --crt-cache "$WORK/crt-cache" \
+      --with-workspace-buffer "name=sram" --with-parameter-buffer "name=flash" \
+      --timeout 600 $( [ "$fmt" = qdq ] && echo "--int-tolerance 1" ) > "$log" 2>&1
+  local rc=$?
+  local instr=($(grep -o '[0-9]* instructions per inference' "$log" | awk '{print $1}'))
+  local ws=$(awk '$1=="sram" && $2=="workspace" {print $4; exit}' "$log")
+  local lb=$(awk '$1=="sram" && $2=="workspace" {print $5; exit}' "$log")
+  local par=$(awk '$1=="flash" && $2=="parameter" {print $4; exit}' "$log")
+  local status=PASS; [ $rc -eq 0 ] || status=FAIL
+  local med="-"; [ ${#instr[@]} -eq 3 ] && med=$(median3 "${instr[@]}")
+  echo "$med ${ws:--} ${lb:--} ${par:--} $status"
+}
+
+fmt_m() { [ "$1" = "-" ] && echo "-" || awk -v v="$1" 'BEGIN{printf "%.2fM", v/1e6}'; }
+
+{
+  echo "| model | format | board | instructions / inference | workspace B | lower bound B | parameters B | outputs |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for m in $MODELS; do
+    for fmt in tflite qdq; do
+      if [ "$fmt" = tflite ]; then file="$DATA/$m.tflite"; else
+        [ -n "$QDQ" ] && [ -f "$QDQ/$m.onnx" ] || continue; file="$QDQ/$m.onnx"; fi
+      for b in $BOARDS; do
+        read -r instr ws lb par st <<< "$(run $fmt "$file" $m $b)"
+        echo "| ${LABEL[$m]} | $fmt | $b | $(fmt_m "$instr") ($instr) | $ws | $lb | $par | $st |"
+      done
+    done
+  done
+} > "$WORK/mlperf_table.md"
+cat "$WORK/mlperf_table.md"
+
+if [ -n "$WRITE" ]; then
+  awk -v table="$WORK/mlperf_table.md" '
+    /<!-- mlperf:begin -->/ { print; while ((getline line < table) > 0) print line; skip = 1; next }
+    /<!-- mlperf:end -->/ { skip = 0 }
+    !skip { print }' "$WRITE" > "$WRITE.tmp" && mv "$WRITE.tmp" "$WRITE"
+  echo "mlperf_bench: table written into $WRITE"
+fi

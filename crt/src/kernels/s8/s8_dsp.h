@@ -1,0 +1,33 @@
+/*
+ * Instruction-set path of the int8 kernels in this folder, fixed when the library
+ * is compiled: the Arm DSP extension (SIMD on four int8 lanes of a 32-bit word,
+ * arm_acle.h) when the target has it, else portable C. KILN_S8_PORTABLE forces the
+ * portable path (the tests build both and compare them bit for bit).
+ */
+#ifndef KILN_S8_DSP_H
+#define KILN_S8_DSP_H
+
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && !defined(KILN_S8_PORTABLE)
+#define KILN_S8_DSP 1
+#include <arm_acle.h>
+#else
+#define KILN_S8_DSP 0
+#endif
+
+/* Four int8 values as one word, at any alignment (one LDR / STR on Cortex-M3 and up). */
+static inline uint32_t kiln_s8_load4(const int8_t* p) {
+  uint32_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+static inline void kiln_s8_store4(int8_t* p, uint32_t v) { memcpy(p, &v, sizeof v); }
+
+/* v rotated right by 8 bits: the odd bytes moved to the even lanes. (Not every
+ * arm_acle.h has __ror; compilers fold this into the ROR operand of SXTAB16.) */
+static inline uint32_t kiln_s8_ror8(uint32_t v) { return (v >> 8) | (v << 24); }
+
+#endif /* KILN_S8_DSP_H */

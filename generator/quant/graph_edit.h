@@ -1,0 +1,33 @@
+// Small graph edits the quantization passes share: nodes placed at a point of the
+// schedule, an output handed over from one node to another, dead chains removed.
+#pragma once
+
+#include <list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace kiln::quant {
+
+using NodeIt = std::list<std::unique_ptr<Node>>::iterator;
+
+NodeIt position_of(Graph& g, const Node* n);
+// Adds a node just before `anchor` in the schedule (a fresh name made from `name`).
+Node* insert_before(Graph& g, const Node* anchor, const std::string& op, const std::string& name,
+                    std::vector<Value*> ins, std::vector<Value*> outs);
+// Adds a node just after `anchor` in the schedule.
+Node* insert_after(Graph& g, const Node* anchor, const std::string& op, const std::string& name,
+                   std::vector<Value*> ins, std::vector<Value*> outs);
+// Output `i` of `n` leaves it (n gets an unused stand-in) so that a new node can
+// produce it: the value keeps its name, users and graph-output role.
+Value* detach_output(Graph& g, Node* n, size_t i);
+// Points input `slot` of `n` at `v`, keeping both user lists right.
+void set_input(Node* n, size_t slot, Value* v);
+// A constant value named from `hint`.
+Value* constant_value(Graph& g, const std::string& hint, ConstantPtr c);
+// Erases `n` if none of its outputs is used, then its producers that became dead.
+void erase_if_dead(Graph& g, Node* n);
+
+}  // namespace kiln::quant

@@ -1,0 +1,1 @@
+By0J0~-1ktFFbtT~bT]~L:Dfzq_izq_t|OsscJrrbbrrjjKgjj_d

@@ -1,0 +1,1 @@
+By0JlyK_rQAm“e$8©µµ)e©’FUŸ‰¶ah’0N‹œŸdZŸ²uf‘}mte{nx‹kmy„olBš”’ny€gn•ik˜vm€Ğk0Jµÿ¡TOl³œRG‡mŒ†”†‚‰hX™¶³´Æ¥
