@@ -91,20 +91,6 @@ void fold_report_accumulate(FoldReport& total, const FoldReport& r) {
   total.seconds += r.seconds;
 }
 
-quant::QdqOptions qdq_options_from_lowerings() {
-  quant::QdqOptions qo;
-  qo.has_kernel = [](const std::string& op) { return has_lowering(op); };
-  qo.refuses = [](const Node& n) -> std::optional<std::string> {
-    try {
-      lower_node(n);
-      return std::nullopt;
-    } catch (const CompileError& e) {
-      return std::string(e.what());
-    }
-  };
-  return qo;
-}
-
 // A failed compile must leave nothing behind: the module is written into a
 // staging folder beside the target (same file system, so the final step is a
 // rename) and moved into place only once every file is written.
@@ -186,13 +172,6 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
   }
   require_sequences_resolved(*graph);
   check_constant_indices(*graph);
-  // Quantized (QDQ) groups become integer ops, after folding (which leaves
-  // DequantizeLinear of constant weights alone, so the weights stay int8).
-  quant::QdqReport quant_report;
-  if (o.integer_quantized) {
-    progress_stage("rewriting quantized groups to integer ops");
-    quant_report = quant::rewrite_quantized_graph(*graph, qdq_options_from_lowerings());
-  }
 
   try {
     require_static_shapes(*graph);
@@ -200,6 +179,14 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
     if (o.fold) throw;
     throw CompileError(std::string(e.what()) + "; note: --no-fold is set, and shapes computed by the model " +
                        "(Shape -> Gather -> Concat -> Reshape chains) are only known after folding");
+  }
+
+  // Quantized (QDQ) groups become integer ops, after folding (which leaves
+  // DequantizeLinear of constant weights alone, so the weights stay int8).
+  quant::QdqReport quant_report;
+  if (o.integer_quantized) {
+    progress_stage("rewriting quantized groups to integer ops");
+    quant_report = quant::rewrite_quantized_graph(*graph, qdq_options_from_lowerings());
   }
 
   progress_stage("lowering and bufferizing");
@@ -271,6 +258,20 @@ ImportOptions import_options_for(const CompileOptions& o) {
 }
 
 }  // namespace
+
+quant::QdqOptions qdq_options_from_lowerings() {
+  quant::QdqOptions qo;
+  qo.has_kernel = [](const std::string& op) { return has_lowering(op); };
+  qo.refuses = [](const Node& n) -> std::optional<std::string> {
+    try {
+      lower_node(n);
+      return std::nullopt;
+    } catch (const CompileError& e) {
+      return std::string(e.what());
+    }
+  };
+  return qo;
+}
 
 CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o) {
   check_options(o);
