@@ -11,6 +11,9 @@
 #                   DESTDIR= for staging): bin/kiln, share/kiln/{templates,crt,boards}
 #   make package    a Debian package of Kiln (build/kiln_<version>-1_<arch>.deb),
 #                   installable with `apt install ./build/kiln_*.deb`
+#   make fuzz       libFuzzer over the importer and the whole pipeline for
+#                   FUZZ_SECONDS (FUZZ_FORMAT=onnx or tflite; clang, ASan+UBSan,
+#                   its own build dir build-fuzz/)
 #   make deps       only install the Debian packages
 
 BUILD ?= build
@@ -22,13 +25,14 @@ DEB_PACKAGES := cmake ninja-build g++ pkg-config \
   libkainjow-mustache-dev libgtest-dev libgmock-dev \
   qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi \
   libonnx-testdata python3-onnx python3-numpy \
-  libflatbuffers-dev flatbuffers-compiler python3-flatbuffers ccache dpkg-dev
+  libflatbuffers-dev flatbuffers-compiler python3-flatbuffers ccache dpkg-dev \
+  clang libclang-rt-14-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps configure build demo test bench conformance conformance-update install package clean
+.PHONY: all deps configure build demo test bench conformance conformance-update install package fuzz clean
 
 all: build
 
@@ -86,6 +90,21 @@ install: build
 package: build
 	cd $(BUILD) && cpack -G DEB
 	@ls $(BUILD)/kiln_*.deb
+
+# Fuzzing: every object instrumented (sanitizers abort on the first report, so
+# libFuzzer records it); one process at the lowest priority. See tests/fuzz/.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_FORMAT ?= onnx
+# -O1 with line tables: quick to build on a small machine, readable stack traces.
+FUZZ_FLAGS := -O1 -gline-tables-only -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize=vptr \
+  -fno-sanitize-recover=undefined
+fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DKILN_FUZZ=ON -DCMAKE_BUILD_TYPE=None \
+	  "-DCMAKE_C_FLAGS=$(FUZZ_FLAGS)" "-DCMAKE_CXX_FLAGS=$(FUZZ_FLAGS)" \
+	  "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target kiln_fuzz_$(FUZZ_FORMAT)
+	tests/fuzz/run_fuzz.sh $(FUZZ_BUILD) $(FUZZ_FORMAT) $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,8 +1,12 @@
 #include "driver/compile.h"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +17,7 @@
 #include "emit/model_library_format.h"
 #include "fold/fold.h"
 #include "import/node_shape_inference.h"
+#include "import/node_validation.h"
 #include "import/onnx_importer.h"
 #include "lower/lowering.h"
 #include "planner/dsa_search.h"
@@ -22,8 +27,8 @@
 #include "sequence/resolve_sequences.h"
 #include "sequence/runtime_sequences.h"
 #include "tflite/tflite_importer.h"
-#include "util/progress.h"
 #include "util/error.h"
+#include "util/progress.h"
 
 namespace kiln {
 
@@ -86,35 +91,61 @@ void fold_report_accumulate(FoldReport& total, const FoldReport& r) {
   total.seconds += r.seconds;
 }
 
-}  // namespace
-
-quant::QdqOptions qdq_options_from_lowerings() {
-  quant::QdqOptions qo;
-  qo.has_kernel = [](const std::string& op) { return has_lowering(op); };
-  qo.refuses = [](const Node& n) -> std::optional<std::string> {
-    try {
-      lower_node(n);
-      return std::nullopt;
-    } catch (const CompileError& e) {
-      return std::string(e.what());
+// A failed compile must leave nothing behind: the module is written into a
+// staging folder beside the target (same file system, so the final step is a
+// rename) and moved into place only once every file is written.
+class StagingFolder {
+ public:
+  explicit StagingFolder(const fs::path& target) : target_(fs::absolute(target).lexically_normal()) {
+    if (target_.filename().empty()) target_ = target_.parent_path();
+    // The nearest folder that exists already: nothing is created above it until the end.
+    fs::path base = target_.parent_path();
+    while (!base.empty() && !fs::exists(base) && base != base.root_path()) base = base.parent_path();
+    std::error_code ec;
+    if (fs::exists(target_, ec) && !fs::is_directory(target_, ec))
+      throw CompileError("output '" + target.string() + "' exists and is not a folder");
+    for (int i = 0;; ++i) {
+      dir_ = base / ("." + target_.filename().string() + ".kiln-staging-" + std::to_string(::getpid()) + "-" +
+                     std::to_string(i));
+      if (fs::create_directory(dir_, ec)) break;
+      if (ec || i > 100) throw CompileError("cannot create a staging folder beside '" + target.string() + "'");
     }
-  };
-  return qo;
-}
+  }
+  ~StagingFolder() {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+  const fs::path& dir() const { return dir_; }
 
-CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o) {
-  check_options(o);
+  // Moves the staged files into the target folder: a new folder is renamed into
+  // place; into an existing one each staged entry replaces the entry of that name
+  // (other files the user keeps there stay).
+  void publish() {
+    std::error_code ec;
+    fs::create_directories(target_.parent_path(), ec);
+    if (!fs::exists(target_)) {
+      fs::rename(dir_, target_, ec);
+      if (ec) throw CompileError("cannot move the module into '" + target_.string() + "': " + ec.message());
+      dir_.clear();
+      return;
+    }
+    for (const auto& e : fs::directory_iterator(dir_)) {
+      const fs::path dst = target_ / e.path().filename();
+      fs::remove_all(dst, ec);
+      fs::rename(e.path(), dst, ec);
+      if (ec) throw CompileError("cannot move '" + e.path().filename().string() + "' into '" + target_.string() + "': " + ec.message());
+    }
+  }
+
+ private:
+  fs::path target_, dir_;
+};
+
+// Everything after import: fold, resolve sequences, lower, plan, emit. Writes the
+// module only when `write` (through a staging folder).
+CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& model_name, const CompileOptions& o,
+                             bool write) {
   std::vector<planner::Pool> pools = make_pools(o);
-
-  ImportOptions import_options;
-  import_options.input_shapes = o.input_shapes;
-  import_options.sequence_inputs = o.sequence_inputs;
-  // A .tflite file is recognized by its content (the "TFL3" identifier), whatever its name.
-  const bool tflite = tflite::is_tflite_file(model_path);
-  if (tflite && (!o.input_shapes.empty() || !o.sequence_inputs.empty()))
-    throw CompileError("--input-shape and --sequence-input apply to ONNX models; a TFLite model's shapes are static");
-  progress_stage("importing " + model_path.filename().string());
-  std::unique_ptr<Graph> graph = tflite ? import_tflite(model_path) : import_onnx(model_path, import_options);
   progress_stage(o.fold ? "folding constants and inferring shapes" : "inferring shapes");
 
   FoldReport fold_report;
@@ -140,6 +171,8 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
     }
   }
   require_sequences_resolved(*graph);
+  check_constant_indices(*graph);
+
   try {
     require_static_shapes(*graph);
   } catch (const CompileError& e) {
@@ -156,14 +189,14 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
     quant_report = quant::rewrite_quantized_graph(*graph, qdq_options_from_lowerings());
   }
 
+  progress_stage("lowering and bufferizing");
   BufferizeOptions bo;
   bo.alias_views = o.alias_views;
   bo.in_place = o.in_place;
-  progress_stage("lowering and bufferizing");
   BufferizedProgram program = bufferize(*graph, bo);
+
   progress_stage("planning memory (" + std::to_string(program.buffers.size()) + " buffers)");
   planner::set_search_progress_hook(&progress_fraction);  // the exact search's share of its budget
-
   MemoryPlanOptions mo;
   mo.pools = pools;
   mo.pins = o.pins;
@@ -172,18 +205,26 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
   mo.planner.budget_ms = o.planner_budget_ms;
   MemoryPlan mp = plan_program_memory(program, mo);
 
+  progress_stage("writing C");
   EmitOptions eo;
   eo.module_name = o.module_name;
   eo.output_dir = o.output_dir;
-  eo.model_file = model_path.filename().string();
+  eo.model_file = model_name;
   eo.io_in_workspace = o.io_in_workspace;
-  progress_stage("writing C");
+  eo.write_files = write;
+  std::optional<StagingFolder> staging;
+  if (write) {
+    staging.emplace(o.output_dir);
+    eo.write_dir = staging->dir();
+  }
   CompiledModule module = emit_module(*graph, program, mp.emit, eo);
+  if (!write) return module;
+  staging->publish();
 
   if (!o.report_path.empty()) {
     nlohmann::json j;
     j["module"] = o.module_name;
-    j["model"] = model_path.string();
+    j["model"] = model_name;
     j["mcpu"] = o.mcpu;
     j["plan"] = planner::plan_to_json(mp.problem, mp.plan, mp.origins);
     j["folding"] = fold_report_to_json(fold_report);
@@ -200,13 +241,69 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
 
   progress_stage("");
   if (!o.quiet) {
-    std::cout << "kiln: compiled '" << model_path.filename().string() << "' -> " << o.output_dir.string() << " ("
+    std::cout << "kiln: compiled '" << model_name << "' -> " << o.output_dir.string() << " ("
               << program.ops.size() << " operator calls, " << program.copies.size() << " copies)\n";
     if (o.fold) std::cout << fold_report_summary(fold_report);
     std::cout << quant::qdq_report_summary(quant_report);
     std::cout << planner::plan_summary_text(mp.problem, mp.plan);
   }
   return module;
+}
+
+ImportOptions import_options_for(const CompileOptions& o) {
+  ImportOptions io;
+  io.input_shapes = o.input_shapes;
+  io.sequence_inputs = o.sequence_inputs;
+  return io;
+}
+
+}  // namespace
+
+quant::QdqOptions qdq_options_from_lowerings() {
+  quant::QdqOptions qo;
+  qo.has_kernel = [](const std::string& op) { return has_lowering(op); };
+  qo.refuses = [](const Node& n) -> std::optional<std::string> {
+    try {
+      lower_node(n);
+      return std::nullopt;
+    } catch (const CompileError& e) {
+      return std::string(e.what());
+    }
+  };
+  return qo;
+}
+
+CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o) {
+  check_options(o);
+  // Only a regular file is read: a FIFO or a device given as the model would block
+  // or never end.
+  std::error_code ec;
+  const auto st = fs::status(model_path, ec);
+  if (ec || !fs::exists(st)) throw CompileError("cannot read model file '" + model_path.string() + "': it does not exist");
+  if (!fs::is_regular_file(st)) throw CompileError("model '" + model_path.string() + "' is not a regular file");
+  ImportOptions io = import_options_for(o);
+  io.warn = [](const std::string& w) { std::cerr << "kiln: warning: " << w << "\n"; };
+  // A .tflite file is recognized by its content (the "TFL3" identifier), whatever its name.
+  const bool tflite = tflite::is_tflite_file(model_path);
+  if (tflite && (!o.input_shapes.empty() || !o.sequence_inputs.empty()))
+    throw CompileError("--input-shape and --sequence-input apply to ONNX models; a TFLite model's shapes are static");
+  progress_stage("importing " + model_path.filename().string());
+  std::unique_ptr<Graph> graph = tflite ? import_tflite(model_path) : import_onnx(model_path, io);
+  return compile_graph(std::move(graph), model_path.filename().string(), o, true);
+}
+
+CompiledModule compile_model_in_memory(std::vector<uint8_t> model_bytes, const CompileOptions& options) {
+  CompileOptions o = options;
+  if (o.output_dir.empty()) o.output_dir = "module";
+  check_options(o);
+  // The same content sniffing as for files: the TFLite identifier at bytes 4..8.
+  const bool tflite = model_bytes.size() >= 8 && std::memcmp(model_bytes.data() + 4, "TFL3", 4) == 0;
+  if (tflite) {
+    tflite::Model m = tflite::load_tflite_buffer(ConstantBuffer::owned(std::move(model_bytes)), "model.tflite");
+    return compile_graph(import_tflite_model(m, "model.tflite"), "model.tflite", o, false);
+  }
+  std::unique_ptr<Graph> graph = import_onnx_from_memory(std::move(model_bytes), import_options_for(o));
+  return compile_graph(std::move(graph), "model.onnx", o, false);
 }
 
 }  // namespace kiln

@@ -49,4 +49,9 @@ quant::QdqOptions qdq_options_from_lowerings();
 // CompileError (one line, naming the node or flag) on bad input.
 CompiledModule compile_model(const std::filesystem::path& model_path, const CompileOptions& options);
 
+// The same pipeline over a model held in memory (ONNX or, by its identifier,
+// TFLite), writing nothing (report, memory map and output folder are ignored): the
+// fuzz targets (tests/fuzz/).
+CompiledModule compile_model_in_memory(std::vector<uint8_t> model_bytes, const CompileOptions& options);
+
 }  // namespace kiln

@@ -21,7 +21,11 @@ namespace {
 
 constexpr const char* kVersion = "0.1.0";
 
-void write_file(const fs::path& p, const std::string& text) {
+// A file of the module: written under `dir`, or only rendered when `dir` is empty
+// (EmitOptions::write_files off).
+void write_file(const fs::path& dir, const std::string& name, const std::string& text) {
+  if (dir.empty()) return;
+  const fs::path p = dir / name;
   std::ofstream out(p, std::ios::binary);
   if (!out) throw CompileError("cannot write '" + p.string() + "'");
   out << text;
@@ -70,6 +74,17 @@ class HexArrayWriter {
   int col_ = 0;
 };
 
+// Swallows what the parameter files would hold when nothing is written.
+struct NullBuf : std::streambuf {
+  int overflow(int c) override { return c; }
+  std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
+};
+// The buffer is a base listed first, so it is built before the stream uses it.
+class NullStream : private NullBuf, public std::ostream {
+ public:
+  NullStream() : std::ostream(static_cast<NullBuf*>(this)) {}
+};
+
 struct IoTensor {
   const Value* value;
   CompiledTensor info;
@@ -79,12 +94,18 @@ struct IoTensor {
 class Emitter {
  public:
   Emitter(const Graph& g, const BufferizedProgram& p, const EmitPlan& plan, const EmitOptions& o)
-      : g_(g), prog_(p), plan_(plan), opt_(o), mod_(o.module_name), MOD_(c_macro_name(o.module_name)) {}
+      : g_(g),
+        prog_(p),
+        plan_(plan),
+        opt_(o),
+        mod_(o.module_name),
+        MOD_(c_macro_name(o.module_name)),
+        dir_(!o.write_files ? fs::path() : o.write_dir.empty() ? o.output_dir : o.write_dir) {}
 
   CompiledModule run() {
     if (!is_c_identifier(mod_))
       throw CompileError("--module-name '" + mod_ + "' is not a C identifier (letters, digits, '_'; no leading digit)");
-    fs::create_directories(opt_.output_dir);
+    if (!dir_.empty()) fs::create_directories(dir_);
     collect_io();
     collect_pools();
     TemplateData d = common_data();
@@ -94,10 +115,10 @@ class Emitter {
                                      render_template("module_internal.h.mustache", d),
                                      render_template("metadata.c.mustache", d),
                                      render_template("operators.c.mustache", operators_data(d))};
-    write_file(opt_.output_dir / "metadata.h", code[0]);
-    write_file(opt_.output_dir / "module_internal.h", code[1]);
-    write_file(opt_.output_dir / "metadata.c", code[2]);
-    write_file(opt_.output_dir / "operators.c", code[3]);
+    write_file(dir_, "metadata.h", code[0]);
+    write_file(dir_, "module_internal.h", code[1]);
+    write_file(dir_, "metadata.c", code[2]);
+    write_file(dir_, "operators.c", code[3]);
     std::vector<std::string> sources = {"metadata.c", "operators.c"};
     for (size_t p = 0; p < plan_.pools.size(); ++p)
       if (!plan_.pools[p].is_workspace) sources.push_back(write_parameter_file(int(p), d));
@@ -110,8 +131,8 @@ class Emitter {
     for (const auto& s : crt_sources) crt_list.push_back(s);
     d.set("crt_sources", crt_list);
     d.set("dir_name", opt_.output_dir.filename().string());
-    write_file(opt_.output_dir / "module.mk", render_template("module.mk.mustache", d));
-    write_file(opt_.output_dir / "CMakeLists.txt", render_template("CMakeLists.txt.mustache", d));
+    write_file(dir_, "module.mk", render_template("module.mk.mustache", d));
+    write_file(dir_, "CMakeLists.txt", render_template("CMakeLists.txt.mustache", d));
     copy_crt();
 
     CompiledModule m;
@@ -525,8 +546,13 @@ class Emitter {
     if (at == std::string::npos) throw CompileError("template parameters.c.mustache lacks @@KILN_DATA@@");
 
     std::string file = "parameters_" + pool_cnames_[size_t(p)] + ".c";
-    std::ofstream out(opt_.output_dir / file, std::ios::binary);
-    if (!out) throw CompileError("cannot write '" + (opt_.output_dir / file).string() + "'");
+    std::ofstream file_out;
+    NullStream discard;
+    if (!dir_.empty()) {
+      file_out.open(dir_ / file, std::ios::binary);
+      if (!file_out) throw CompileError("cannot write '" + (dir_ / file).string() + "'");
+    }
+    std::ostream& out = dir_.empty() ? static_cast<std::ostream&>(discard) : file_out;
     out << text.substr(0, at);
     HexArrayWriter hex(out);
     std::vector<uint8_t> bytes;
@@ -549,8 +575,9 @@ class Emitter {
   }
 
   void copy_crt() const {
+    if (dir_.empty()) return;
     fs::path src = kiln_home() / "crt";
-    fs::path dst = opt_.output_dir / "crt";
+    fs::path dst = dir_ / "crt";
     std::error_code ec;
     fs::remove_all(dst, ec);
     for (const char* sub : {"include", "src"}) {
@@ -567,6 +594,7 @@ class Emitter {
   std::string mod_, MOD_;
   std::vector<IoTensor> inputs_, outputs_;
   std::vector<std::string> pool_cnames_;
+  fs::path dir_;  // where files are written; empty: nowhere
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "emit/c_names.h"
 #include "util/error.h"
 #include "util/paths.h"
 
@@ -22,7 +23,9 @@ std::string render_template(const std::string& name, const TemplateData& data) {
   }
   kainjow::mustache::mustache tmpl(it->second);
   if (!tmpl.is_valid()) throw CompileError("template '" + name + "': " + tmpl.error_message());
-  tmpl.set_custom_escape([](const std::string& s) { return s; });
+  // {{value}}: names and other text, escaped for C strings and comments;
+  // {{{value}}}: code the emitter built from identifiers and numbers, verbatim.
+  tmpl.set_custom_escape([](const std::string& s) { return c_text(s); });
   return tmpl.render(data);
 }
 

@@ -1,6 +1,7 @@
 // The text of every generated file lives in templates/ (mustache). This renders
-// one template with the emitter's data; values are inserted verbatim (no HTML
-// escaping), since the output is C.
+// one template with the emitter's data. The output is C: a {{value}} is escaped
+// with c_text (emit/c_names.h), safe in a string literal and in a comment, never
+// HTML-escaped; a {{{value}}} (code the emitter built) is inserted verbatim.
 #pragma once
 
 #include <filesystem>

@@ -394,6 +394,9 @@ std::vector<ConstantPtr> slice(const Node& n) {
     size_t a = size_t(norm_axis(n, axes[i], int64_t(r)));
     int64_t dim = s[a], step = steps[i];
     if (step == 0) throw CompileError(n.describe() + ": slice step is 0");
+    // A step longer than the axis takes at most one element: clamped, so no count
+    // or stride overflows (INT64_MIN cannot be negated).
+    step = std::clamp<int64_t>(step, -std::max<int64_t>(dim, 1), std::max<int64_t>(dim, 1));
     int64_t b = starts[i], e = ends[i];
     if (b < 0) b += dim;
     if (e < 0) e += dim;

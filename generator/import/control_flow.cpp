@@ -657,7 +657,8 @@ class Flattener {
       throw CompileError(who + ": " + carried_sequence + " and the number of iterations is only checked at run time " +
                          "(a KilnGuard); Kiln builds sequences at compile time and needs a static trip count");
     if (guarded && steps < 1) throw CompileError(who + ": a loop with empty scan outputs is not supported");
-    if (steps * std::max(1, body->node_size()) > kMaxUnrolledLoopNodes)
+    // steps may be anything up to INT64_MAX: compared by division, never multiplied.
+    if (steps > kMaxUnrolledLoopNodes / std::max(1, body->node_size()))
       throw CompileError(who + ": unrolling " + std::to_string(steps) + " iterations of a " +
                          std::to_string(body->node_size()) + "-node body exceeds Kiln's limit of " +
                          std::to_string(kMaxUnrolledLoopNodes) + " nodes");

@@ -1,5 +1,6 @@
 #include "import/model_bytes.h"
 
+#include "util/checked_math.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -65,7 +66,7 @@ void put_entry(std::string& out, const std::string& k, const std::string& v) {
 }
 
 // TensorProto: cuts out a large raw_data (field 9) and points at the model file.
-std::string rewrite_tensor(Reader r, ModelBytes& mb, const std::string& location) {
+std::string rewrite_tensor(Reader r, ModelBytes& mb, const std::string& location, size_t slice_bytes) {
   const uint8_t* b = r.base;
   std::string out, name;
   size_t raw_s = 0, raw_e = 0;
@@ -79,7 +80,7 @@ std::string rewrite_tensor(Reader r, ModelBytes& mb, const std::string& location
     if (!r.ok) break;
     if (field == 8 && wt == 2) name.assign(reinterpret_cast<const char*>(b + s), e - s);
     if (field == 14 && wt == 0) external = true;
-    if (field == 9 && wt == 2 && e - s >= kSliceRawDataBytes) {
+    if (field == 9 && wt == 2 && e - s >= slice_bytes) {
       raw_s = s, raw_e = e;
       continue;
     }
@@ -122,23 +123,38 @@ std::string rewrite_message(Reader r, uint32_t target, Fn fn) {
 
 }  // namespace
 
-ModelBytes load_model_bytes(const std::filesystem::path& model_path) {
+namespace {
+
+ModelBytes split_model_bytes(ConstantBufferPtr file, const std::string& location, size_t slice_bytes) {
   ModelBytes mb;
+  mb.file = std::move(file);
+  Reader top{mb.file->data(), 0, mb.file->size()};
+  mb.proto = rewrite_message(top, 7, [&](Reader graph) {         // ModelProto.graph
+    return rewrite_message(graph, 5, [&](Reader tensor) {        // GraphProto.initializer
+      return rewrite_tensor(tensor, mb, location, slice_bytes);
+    });
+  });
+  return mb;
+}
+
+}  // namespace
+
+ModelBytes load_model_bytes(const std::filesystem::path& model_path) {
+  ConstantBufferPtr file;
   try {
-    mb.file = ConstantBuffer::map_file(model_path);
-  } catch (const std::exception&) {
-    throw CompileError("cannot open model file '" + model_path.string() + "'");
+    file = ConstantBuffer::map_file(model_path);
+  } catch (const std::exception& e) {
+    throw CompileError("cannot read model file: " + std::string(e.what()));
   }
   // The checker resolves external data relative to the working directory when it
   // checks a model in memory: an absolute location always finds the file.
   const std::string location = std::filesystem::absolute(model_path).lexically_normal().string();
-  Reader top{mb.file->data(), 0, mb.file->size()};
-  mb.proto = rewrite_message(top, 7, [&](Reader graph) {         // ModelProto.graph
-    return rewrite_message(graph, 5, [&](Reader tensor) {        // GraphProto.initializer
-      return rewrite_tensor(tensor, mb, location);
-    });
-  });
-  return mb;
+  return split_model_bytes(std::move(file), location, kSliceRawDataBytes);
+}
+
+ModelBytes model_bytes_in_memory(std::vector<uint8_t> bytes) {
+  // Nothing is sliced: there is no file for ONNX's checker to find the slices in.
+  return split_model_bytes(ConstantBuffer::owned(std::move(bytes)), "", SIZE_MAX);
 }
 
 ConstantPtr sliced_initializer(const ModelBytes& mb, const std::string& name, DType dtype,
@@ -146,14 +162,10 @@ ConstantPtr sliced_initializer(const ModelBytes& mb, const std::string& name, DT
   auto it = mb.initializer_data.find(name);
   if (it == mb.initializer_data.end()) return nullptr;
   if (dtype_size(dtype) == 0) throw CompileError(what + ": element type is not supported");
-  int64_t n = 1;
-  for (auto d : dims) {
-    if (d < 0) throw CompileError(what + ": negative dimension in tensor shape");
-    n *= d;
-  }
-  if (size_t(n) * dtype_size(dtype) != it->second.size)
+  const size_t expected = size_t(checked_tensor_bytes(dims, dtype_size(dtype), what));
+  if (expected != it->second.size)
     throw CompileError(what + ": raw_data has " + std::to_string(it->second.size) + " bytes, expected " +
-                       std::to_string(size_t(n) * dtype_size(dtype)));
+                       std::to_string(expected));
   auto slice = ConstantBuffer::slice(mb.file, it->second.offset, it->second.size, ConstantBuffer::Origin::ModelData);
   return Constant::from_buffer(dtype, dims, std::move(slice));
 }

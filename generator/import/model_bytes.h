@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ir/constant.h"
 
@@ -32,6 +33,8 @@ constexpr size_t kSliceRawDataBytes = 4096;
 // Maps `model_path` and prepares ModelBytes. Throws CompileError if the file cannot
 // be read or is not a well-formed protobuf.
 ModelBytes load_model_bytes(const std::filesystem::path& model_path);
+// The same for a model held in memory (the fuzz target): nothing is sliced.
+ModelBytes model_bytes_in_memory(std::vector<uint8_t> bytes);
 
 // The constant of a sliced initializer (dtype and dims from its TensorProto), or
 // null if `name` was not sliced.

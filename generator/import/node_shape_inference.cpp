@@ -8,6 +8,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "import/node_validation.h"
+#include "util/checked_math.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -96,6 +98,16 @@ bool infer_node_shapes(Node& node) {
     if (in->is_constant()) data[in->name] = std::make_unique<onnx::TensorProto>(to_tensor_proto(in->name, *in->constant));
   }
   for (const Value* out : node.outputs) np.add_output(out->name);
+  {
+    // The rules every model node passed at import, now on the computed inputs
+    // (a folded Range step of 0 would divide by zero inside ONNX's rule).
+    std::map<std::string, int64_t> ranks;
+    std::map<std::string, const onnx::TensorProto*> constants;
+    for (const Value* in : node.inputs)
+      if (in) ranks[in->name] = int64_t(in->shape.size());
+    for (const auto& [k, v] : data) constants[k] = v.get();
+    validate_node_proto(np, node.opset, ranks, constants);
+  }
 
   std::unordered_map<std::string, onnx::TypeProto*> type_ptrs;
   for (auto& [k, v] : types) type_ptrs[k] = v.get();
@@ -131,6 +143,7 @@ bool infer_node_shapes(Node& node) {
         shape.push_back(d.dim_value());
       }
     if (static_shape && out->dtype != DType::Undefined) {
+      checked_elements(shape, node.describe() + ": output '" + out->name + "'");
       out->shape = shape;
       out->shape_known = true;
     } else {

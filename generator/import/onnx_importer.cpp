@@ -13,6 +13,7 @@
 
 #include "import/control_flow.h"
 #include "import/model_bytes.h"
+#include "import/node_validation.h"
 #include "import/tensor_proto.h"
 #include "util/error.h"
 
@@ -128,17 +129,12 @@ void make_prelu_slopes_per_channel(onnx::ModelProto& model) {
 
 }  // namespace
 
-std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptions& options) {
-  // Weights stay in the mapped file: protobuf only parses the metadata (model_bytes.h).
-  ModelBytes mb;
-  try {
-    mb = load_model_bytes(model_path);
-  } catch (const CompileError& e) {
-    // Name the file: a user compiling several models must see which one is bad.
-    std::string what = e.what();
-    if (what.find(model_path.string()) != std::string::npos) throw;
-    throw CompileError("'" + model_path.string() + "': " + what);
-  }
+namespace {
+
+// `model_path` names the model in messages and, when `on_disk`, is the file ONNX's
+// checker reads external data relative to.
+std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_path, bool on_disk,
+                                          const ImportOptions& options) {
   onnx::ModelProto model;
   if (!model.ParseFromString(mb.proto))
     throw CompileError("'" + model_path.string() + "' is not a valid ONNX model (truncated or corrupt protobuf)");
@@ -157,6 +153,19 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
         throw CompileError("model imports no default-domain (ai.onnx) opset but node '" + np.name() + "' (" +
                            np.op_type() + ") is an ai.onnx operator");
     opset = kMaxOpset;
+  }
+  // Before ONNX's converter, checker or shape inference see the model: they trust
+  // attributes, arities and tensor lengths (import/node_validation.h).
+  const fs::path base_dir = model_path.parent_path();
+  {
+    ModelProtoChecks checks;
+    checks.base_dir = base_dir;
+    checks.sliced_bytes = [&mb](const std::string& name) -> int64_t {
+      auto it = mb.initializer_data.find(name);
+      return it == mb.initializer_data.end() ? -1 : int64_t(it->second.size);
+    };
+    checks.warn = options.warn;
+    validate_model_proto(model, opset, checks);
   }
   if (opset >= 1 && opset < kMinOpset) {
     // Old models (e.g. PyTorch exports at opset 6) are brought up with ONNX's own
@@ -201,6 +210,7 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
   try {
     // The path form resolves external data files relative to the model.
     bool external = mb.has_external_data;  // sliced initializers point at the model file itself: not external
+    if (external && !on_disk) throw CompileError("a model held in memory cannot use external data");
     if (external) onnx::checker::check_model(model_path.string());
     else
       onnx::checker::check_model(model);
@@ -214,7 +224,6 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
     throw CompileError("shape inference failed: " + one_line(e.what()));
   }
 
-  const fs::path base_dir = model_path.parent_path();
   auto graph = std::make_unique<Graph>();
   graph->name = g->name();
   graph->opset = opset;
@@ -407,6 +416,26 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
     graph->outputs.push_back(v);
   }
   return graph;
+}
+
+}  // namespace
+
+std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptions& options) {
+  // Weights stay in the mapped file: protobuf only parses the metadata (model_bytes.h).
+  ModelBytes mb;
+  try {
+    mb = load_model_bytes(model_path);
+  } catch (const CompileError& e) {
+    // Name the file: a user compiling several models must see which one is bad.
+    std::string what = e.what();
+    if (what.find(model_path.string()) != std::string::npos) throw;
+    throw CompileError("'" + model_path.string() + "': " + what);
+  }
+  return import_model_bytes(std::move(mb), model_path, true, options);
+}
+
+std::unique_ptr<Graph> import_onnx_from_memory(std::vector<uint8_t> bytes, const ImportOptions& options) {
+  return import_model_bytes(model_bytes_in_memory(std::move(bytes)), "model.onnx", false, options);
 }
 
 }  // namespace kiln

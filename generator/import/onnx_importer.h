@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -21,11 +22,17 @@ struct ImportOptions {
   // shapes). Such an input becomes tensor inputs <name>_0.. feeding a
   // SequenceConstruct (or a SequenceEmpty when the count is 0).
   std::map<std::string, std::vector<Shape>> sequence_inputs;
+  // Receives warnings (a graph input no node uses); null: they are dropped.
+  std::function<void(const std::string&)> warn;
 };
 
 // Throws CompileError with a one-line message for a corrupt file, a model the
 // checker rejects, an unsupported opset/domain/dtype, or a shape that stays dynamic.
 std::unique_ptr<Graph> import_onnx(const std::filesystem::path& model_path, const ImportOptions& options = {});
+
+// The same for a model held in memory (the fuzz target, tests/fuzz/): no external
+// data, nothing read from or written to disk.
+std::unique_ptr<Graph> import_onnx_from_memory(std::vector<uint8_t> bytes, const ImportOptions& options = {});
 
 // The first and last default-domain opsets Kiln accepts.
 constexpr int64_t kMinOpset = 7;

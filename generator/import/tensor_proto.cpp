@@ -2,11 +2,13 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "util/checked_math.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -36,18 +38,15 @@ ConstantBufferPtr read_external(const onnx::TensorProto& t, const fs::path& base
     else if (kv.key() == "length") length = parse_count("length", kv.value());
   }
   if (location.empty()) throw CompileError(what + ": external data has no 'location'");
-  fs::path rel(location);
-  if (rel.is_absolute() || location.find("..") != std::string::npos)
-    throw CompileError(what + ": external data location '" + location + "' must be a relative path inside the model's folder");
-  fs::path file = base_dir / rel;
+  const fs::path file = resolve_external_location(location, base_dir, what);
   if (length >= 0 && size_t(length) != expected)
     throw CompileError(what + ": external data length " + std::to_string(length) + " does not match " +
                        std::to_string(expected) + " bytes implied by dtype and shape");
   ConstantBufferPtr map;
   try {
     map = ConstantBuffer::map_file(file);
-  } catch (const std::exception&) {
-    throw CompileError(what + ": cannot open external data file '" + file.string() + "'");
+  } catch (const std::exception& e) {
+    throw CompileError(what + ": cannot read external data: " + e.what());
   }
   if (offset < 0 || size_t(offset) > map->size() || map->size() - size_t(offset) < expected)
     throw CompileError(what + ": external data file '" + file.string() + "' is too short");
@@ -64,21 +63,60 @@ void pack(std::vector<uint8_t>& out, const Field& f) {
 
 }  // namespace
 
+size_t typed_field_count(const onnx::TensorProto& t, DType dt) {
+  switch (dt) {
+    case DType::Float32: return size_t(t.float_data_size());
+    case DType::Float64: return size_t(t.double_data_size());
+    case DType::Int64: return size_t(t.int64_data_size());
+    case DType::UInt32: case DType::UInt64: return size_t(t.uint64_data_size());
+    case DType::Int32: case DType::Int16: case DType::UInt16: case DType::Float16: case DType::BFloat16:
+    case DType::Int8: case DType::UInt8: case DType::Bool:
+      return size_t(t.int32_data_size());
+    default: return 0;
+  }
+}
+
+fs::path resolve_external_location(const std::string& location, const fs::path& base_dir, const std::string& what) {
+  const fs::path rel(location);
+  if (location.empty() || rel.is_absolute() || location.find('\0') != std::string::npos)
+    throw CompileError(what + ": external data location '" + location + "' must be a relative path inside the model's folder");
+  // Links are resolved before the containment check: a symlink in the model's
+  // folder must not lead to /etc/passwd.
+  std::error_code ec;
+  const fs::path dir = fs::canonical(base_dir.empty() ? fs::path(".") : base_dir, ec);
+  if (ec) throw CompileError(what + ": cannot resolve the model's folder '" + base_dir.string() + "'");
+  const fs::path file = fs::canonical(dir / rel, ec);
+  if (ec) throw CompileError(what + ": external data file '" + location + "' does not exist in the model's folder");
+  auto [d_end, f_it] = std::mismatch(dir.begin(), dir.end(), file.begin(), file.end());
+  if (d_end != dir.end() || file == dir)
+    throw CompileError(what + ": external data location '" + location + "' resolves to '" + file.string() +
+                       "', outside the model's folder");
+  const auto st = fs::status(file, ec);
+  if (ec || !fs::is_regular_file(st))
+    throw CompileError(what + ": external data location '" + location + "' is not a regular file");
+  return file;
+}
+
 ConstantPtr constant_from_tensor_proto(const onnx::TensorProto& t, const fs::path& base_dir, const std::string& what) {
   if (!dtype_is_known(t.data_type()))
     throw CompileError(what + ": element type " + std::to_string(t.data_type()) +
                        (t.data_type() == onnx::TensorProto::STRING ? " (string)" : "") + " is not supported");
   DType dt = DType(t.data_type());
   std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
-  int64_t n = 1;
-  for (auto d : shape) {
-    if (d < 0) throw CompileError(what + ": negative dimension in tensor shape");
-    n *= d;
-  }
-  size_t esz = dtype_size(dt);
-  size_t expected = size_t(n) * esz;
+  // Checked before anything is allocated: dims [2^32] must not become a 4 GB vector.
+  const size_t esz = dtype_size(dt);
+  const size_t expected = size_t(checked_tensor_bytes(shape, esz, what));
+  const int64_t n = int64_t(expected / esz);
   if (t.has_data_location() && t.data_location() == onnx::TensorProto::EXTERNAL)
     return Constant::from_buffer(dt, std::move(shape), read_external(t, base_dir, expected, what));
+  // The element count is checked before the bytes are allocated (a 1 GiB shape
+  // with no data behind it asks for nothing).
+  if (!t.has_raw_data() && typed_field_count(t, dt) != size_t(n))
+    throw CompileError(what + ": holds " + std::to_string(typed_field_count(t, dt)) + " elements, its shape " +
+                       "needs " + std::to_string(n));
+  if (t.has_raw_data() && t.raw_data().size() != expected)
+    throw CompileError(what + ": raw_data has " + std::to_string(t.raw_data().size()) + " bytes, expected " +
+                       std::to_string(expected));
   std::vector<uint8_t> bytes(expected);
   if (t.has_raw_data()) {
     if (t.raw_data().size() != expected)

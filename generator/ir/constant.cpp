@@ -10,6 +10,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "util/checked_math.h"
+
 namespace kiln {
 
 namespace {
@@ -18,11 +20,7 @@ namespace {
 // to amortize the per-block transform calls, small enough to stay in cache.
 constexpr int64_t kBlock = 8192;
 
-int64_t product(const std::vector<int64_t>& s) {
-  int64_t n = 1;
-  for (auto d : s) n *= d;
-  return n;
-}
+int64_t product(const std::vector<int64_t>& s) { return checked_elements(s, "constant"); }
 
 template <typename T>
 T load(const uint8_t* p, int64_t i) {
@@ -200,12 +198,18 @@ ConstantBufferPtr ConstantBuffer::owned_wide(size_t n, const std::function<void(
 }
 
 ConstantBufferPtr ConstantBuffer::map_file(const std::filesystem::path& file) {
-  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; only regular files are
+  // mapped (a FIFO or a device named by a model would hang or never end).
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw std::runtime_error("cannot open '" + file.string() + "'");
   struct stat st;
   if (fstat(fd, &st) != 0) {
     ::close(fd);
     throw std::runtime_error("cannot stat '" + file.string() + "'");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw std::runtime_error("'" + file.string() + "' is not a regular file");
   }
   auto m = std::make_shared<Mapping>();
   m->len = size_t(st.st_size);
@@ -281,8 +285,9 @@ Constant::Constant(DType dtype, std::vector<int64_t> shape, ConstantBufferPtr bu
   if (num_elements_ > 0) {
     int64_t lo = offset_, hi = offset_;
     for (size_t d = 0; d < shape_.size(); ++d) {
-      int64_t span = strides_[d] * (shape_[d] - 1);
-      (span < 0 ? lo : hi) += span;
+      int64_t span = checked_mul(strides_[d], shape_[d] - 1, "constant view");
+      int64_t& end = span < 0 ? lo : hi;
+      end = checked_add(end, span, "constant view");
     }
     int64_t avail = int64_t(buffer_->size() / dtype_size(buffer_dtype_));
     if (lo < 0 || hi >= avail) throw std::logic_error("Constant: view reaches outside its buffer");

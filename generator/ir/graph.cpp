@@ -4,15 +4,12 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "util/checked_math.h"
 #include "util/error.h"
 
 namespace kiln {
 
-int64_t shape_elements(const Shape& s) {
-  int64_t n = 1;
-  for (auto d : s) n *= d;
-  return n;
-}
+int64_t shape_elements(const Shape& s) { return checked_elements(s, "tensor"); }
 
 std::string shape_str(const Shape& s) {
   std::ostringstream o;
@@ -68,7 +65,8 @@ ConstantPtr Node::attr_tensor(const std::string& k) const {
 std::string Node::describe() const { return op_type + " '" + name + "'"; }
 
 Value* Graph::add_value(std::string name, DType dtype, Shape shape) {
-  if (by_name_.count(name)) throw std::logic_error("Graph: duplicate value name '" + name + "'");
+  if (by_name_.count(name)) throw CompileError("the model names two values '" + name + "'; value names must be unique");
+  checked_elements(shape, "value '" + name + "'");
   auto v = std::make_unique<Value>();
   v->name = std::move(name);
   v->dtype = dtype;

@@ -61,9 +61,12 @@ KernelCall slice(const Node& n) {
     const int64_t a = normalize_axis(n, axes.empty() ? int64_t(i) : axes[i], r);
     if (seen[size_t(a)]) throw CompileError(n.describe() + ": axis repeated");
     seen[size_t(a)] = true;
-    const int64_t st = steps.empty() ? 1 : steps[i];
+    int64_t st = steps.empty() ? 1 : steps[i];
     if (st == 0) throw CompileError(n.describe() + ": step 0");
     const int64_t dim = s[size_t(a)];
+    // A step longer than the axis takes at most one element, as the axis' own
+    // length would: clamped, so no count or stride below can overflow (INT64_MIN).
+    st = std::clamp<int64_t>(st, -std::max<int64_t>(dim, 1), std::max<int64_t>(dim, 1));
     int64_t b = starts[i], e = ends[i];
     if (b < 0) b += dim;
     if (e < 0) e += dim;

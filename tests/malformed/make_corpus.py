@@ -1,0 +1,265 @@
+#!/usr/bin/python3
+"""Builds the malformed-model corpus (tests/malformed/corpus/): every file is a
+small valid model broken in one way that once crashed, hung or fooled Kiln (issue
+18: mutation testing and the fuzz target, tests/fuzz/). MANIFEST.tsv lists each
+file, a text its one-line error must contain, and the setup the runner makes in
+the model's folder before compiling (a FIFO or a symlink, which git cannot hold).
+
+    /usr/bin/python3 tests/malformed/make_corpus.py   # rewrites corpus/ and MANIFEST.tsv
+"""
+import os
+import shutil
+import struct
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "corpus")
+INT64_MAX = 2**63 - 1
+INT64_MIN = -(2**63)
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+entries = []  # (file, expected error text, setup)
+
+
+def vi(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=13, ir=8):
+    g = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir)
+
+
+def save(name, m, expect, setup=""):
+    path = os.path.join(OUT, name + ".onnx")
+    with open(path, "wb") as f:
+        f.write(m.SerializeToString() if not isinstance(m, bytes) else m)
+    entries.append((name + ".onnx", expect, setup))
+
+
+def weights(shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+# ---- valid base models -------------------------------------------------------
+def conv_model(attrs=None, x_shape=(1, 3, 8, 8), w_shape=(4, 3, 3, 3), op="Conv", y_shape=None):
+    a = {"kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1]}
+    a.update(attrs or {})
+    w = numpy_helper.from_array(weights(w_shape), "w")
+    n = helper.make_node(op, ["x", "w"], ["y"], name="conv", **a)
+    return model([n], [vi("x", F, list(x_shape))], [vi("y", F, y_shape)], [w])
+
+
+def pool_model(op, attrs):
+    a = {"kernel_shape": [2, 2], "strides": [2, 2]}
+    a.update(attrs)
+    n = helper.make_node(op, ["x"], ["y"], name="pool", **a)
+    return model([n], [vi("x", F, [1, 3, 8, 8])], [vi("y", F, None)])
+
+
+def unary_model(op, attrs=None, x_shape=(1, 8, 4, 4), extra_inputs=(), inits=(), opset=13):
+    n = helper.make_node(op, ["x", *extra_inputs], ["y"], name=op.lower(), **(attrs or {}))
+    return model([n], [vi("x", F, list(x_shape))], [vi("y", F, None)], inits, opset=opset)
+
+
+def const_int64(name, values, dims=None):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64).reshape(dims if dims is not None else [len(values)]), name)
+
+
+def raw_tensor(name, elem, dims, raw):
+    t = TensorProto()
+    t.name, t.data_type = name, elem
+    t.dims.extend(dims)
+    t.raw_data = raw
+    return t
+
+
+def reshape_model(shape_tensor, opset=13):
+    n = helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape")
+    return model([n], [vi("x", F, [2, 3])], [vi("y", F, None)], [shape_tensor], opset=opset)
+
+
+def opset6_model(nodes, inputs, outputs, inits=()):
+    return model(nodes, inputs, outputs, inits, opset=6, ir=3)
+
+
+def external_model(location, length=None, dims=(4,)):
+    t = TensorProto()
+    t.name, t.data_type = "w", F
+    t.dims.extend(dims)
+    t.data_location = TensorProto.EXTERNAL
+    e = t.external_data.add()
+    e.key, e.value = "location", location
+    if length is not None:
+        e = t.external_data.add()
+        e.key, e.value = "length", str(length)
+    n = helper.make_node("Add", ["x", "w"], ["y"], name="add")
+    return model([n], [vi("x", F, list(dims))], [vi("y", F, list(dims))], [t])
+
+
+def indices_model(op, data_shape, indices, idx_shape, attrs=None, updates_shape=None, out_rank=2):
+    idx = const_int64("i", indices, idx_shape)
+    ins = ["x", "i"] + (["u"] if updates_shape else [])
+    inputs = [vi("x", F, data_shape)] + ([vi("u", F, updates_shape)] if updates_shape else [])
+    n = helper.make_node(op, ins, ["y"], name=op.lower(), **(attrs or {}))
+    return model([n], inputs, [vi("y", F, ["d%d" % k for k in range(out_rank)])], [idx])
+
+
+def build():
+    # ---- crashes inside ONNX's shape inference / version converter -------------
+    save("conv_stride_zero", conv_model({"strides": [0, 1]}), "attribute 'strides' is 0")
+    save("conv_dilation_zero", conv_model({"dilations": [1, 0]}), "attribute 'dilations' is 0")
+    save("conv_kernel_shape_zero", conv_model({"kernel_shape": [0, 3]}), "attribute 'kernel_shape' is 0")
+    save("conv_group_zero", conv_model({"group": 0}), "attribute 'group' is 0")
+    save("conv_pads_negative", conv_model({"pads": [1, -5, 1, 1]}), "attribute 'pads' is -5")
+    save("maxpool_stride_zero", pool_model("MaxPool", {"strides": [0, 2]}), "attribute 'strides' is 0")
+    save("averagepool_stride_zero", pool_model("AveragePool", {"strides": [2, 0]}), "attribute 'strides' is 0")
+    save("lppool_kernel_zero", pool_model("LpPool", {"kernel_shape": [0, 2]}), "attribute 'kernel_shape' is 0")
+    save("depthtospace_blocksize_2p32", unary_model("DepthToSpace", {"blocksize": 2**32}),
+         "attribute 'blocksize' is 4294967296")
+    save("spacetodepth_blocksize_zero", unary_model("SpaceToDepth", {"blocksize": 0}), "attribute 'blocksize' is 0")
+    save("layernorm_axis_int64max",
+         unary_model("LayerNormalization", {"axis": INT64_MAX}, x_shape=(2, 4), opset=17, extra_inputs=["g"],
+                     inits=[numpy_helper.from_array(np.ones([4], np.float32), "g")]),
+         "attribute 'axis' is 9223372036854775807")
+    save("softmax_axis_int64min", unary_model("Softmax", {"axis": INT64_MIN}), "attribute 'axis' is -9223372036854775808")
+    save("transpose_perm_huge", unary_model("Transpose", {"perm": [0, 1, 2, 2**40]}), "attribute 'perm' is 1099511627776")
+    save("convtranspose_rank0",
+         conv_model({"pads": [0, 0, 0, 0]}, x_shape=(), w_shape=(3, 4, 3, 3), op="ConvTranspose"), "has rank 0")
+    stft = helper.make_node("STFT", ["x", "step"], ["y"], name="stft")
+    save("stft_rank0", model([stft], [vi("x", F, [])], [vi("y", F, None)], [const_int64("step", [2], [])], opset=17),
+         "has rank 0")
+    save("gemm_rank1", model([helper.make_node("Gemm", ["a", "b"], ["y"], name="gemm")],
+                             [vi("a", F, [4]), vi("b", F, [4, 2])], [vi("y", F, None)]), "has rank 1")
+    relu = helper.make_node("Relu", ["x"], [], name="relu")
+    save("opset6_node_without_output", opset6_model([relu], [vi("x", F, [2])], [vi("x", F, [2])]), "has no outputs")
+    gemm = helper.make_node("Gemm", ["a", "b"], ["y"], name="gemm")
+    save("opset6_gemm_two_inputs",
+         opset6_model([gemm], [vi("a", F, [2, 3]), vi("b", F, [3, 4])], [vi("y", F, [2, 4])]), "has 2 inputs")
+    short = raw_tensor("s", I64, [2], struct.pack("<q", 3))  # 8 of 16 bytes
+    save("int64_initializer_raw_short", reshape_model(short), "raw_data has 8 bytes, expected 16")
+    long_ = raw_tensor("s", I64, [2], struct.pack("<qqqq", 3, 2, 1, 0))
+    save("int64_initializer_raw_long", reshape_model(long_), "raw_data has 32 bytes, expected 16")
+    save("opset6_int64_initializer_raw_short", reshape_model(raw_tensor("s", I64, [2], b"\x03"), opset=6),
+         "raw_data has 1 bytes, expected 16")
+    typed = const_int64("s", [3, 2])
+    typed.int64_data.append(7)
+    typed.raw_data = b""
+    t2 = TensorProto()
+    t2.CopyFrom(typed)
+    t2.ClearField("raw_data")
+    t2.ClearField("int64_data")
+    t2.int64_data.extend([3, 2, 7])
+    save("int64_initializer_typed_count", reshape_model(t2), "holds 3 elements, its shape needs 2")
+    save("initializer_negative_dim", reshape_model(raw_tensor("s", I64, [-2], b"")), "negative dimension")
+    save("initializer_undefined_type", reshape_model(raw_tensor("s", 0, [2], b"\0" * 16)), "not a valid ONNX type")
+
+    # ---- accepted nonsense: sizes that overflow, values out of range ------------
+    save("initializer_dims_overflow", reshape_model(raw_tensor("s", I64, [2**32, 2**32], b"")),
+         "more than 1073741824 elements")
+    n = helper.make_node("Relu", ["x"], ["y"], name="relu")
+    save("input_dims_overflow", model([n], [vi("x", F, [2**31, 2**31, 2**31])], [vi("y", F, None)]),
+         "more than 1073741824 elements")
+    save("output_dims_overflow", model([n], [vi("x", F, [2, 2])], [vi("y", F, [2**40, 2**40])]),
+         "more than 1073741824 elements")
+    save("input_dims_negative", model([n], [vi("x", F, [2, -3])], [vi("y", F, None)]), "declares dimension -3")
+    expand = helper.make_node("Expand", ["x", "s"], ["y"], name="expand")
+    save("expand_to_2p62", model([expand], [vi("x", F, [1])], [vi("y", F, None)], [const_int64("s", [2**62])]),
+         "more than 1073741824 elements")
+    save("expand_shape_declared_int64max",
+         model([expand], [vi("x", F, [1]), vi("s", I64, [INT64_MAX])], [vi("y", F, None)]),
+         "more than 1073741824 elements")
+    tile = helper.make_node("Tile", ["x", "r"], ["y"], name="tile")
+    save("tile_repeats_overflow", model([tile], [vi("x", F, [2, 2])], [vi("y", F, ["a", "b"])],
+                                        [const_int64("r", [2**40, 2**40])]), "more than 1073741824 elements")
+    save("tile_repeats_negative", model([tile], [vi("x", F, [2, 2])], [vi("y", F, ["a", "b"])],
+                                        [const_int64("r", [2, -1])]), "must not be negative")
+    cos = helper.make_node("ConstantOfShape", ["s"], ["y"], name="cos")
+    save("constantofshape_huge", model([cos], [], [vi("y", F, None)], [const_int64("s", [2**20, 2**20, 2**20])]),
+         "more than 1073741824 elements")
+    save("reshape_target_overflow", reshape_model(const_int64("s", [2**40, 2**40])), "more than 1073741824 elements")
+    save("reshape_target_below_minus_one", reshape_model(const_int64("s", [-2, 3])), "holds the dimension -2")
+    sl = helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"], name="slice")
+    save("slice_step_int64min",
+         model([sl], [vi("x", F, [8])], [vi("y", F, None)],
+               [const_int64("st", [7]), const_int64("en", [0]), const_int64("ax", [0]), const_int64("sp", [INT64_MIN])]),
+         "holds the step -9223372036854775808")
+    save("slice_step_zero",
+         model([sl], [vi("x", F, [8])], [vi("y", F, None)],
+               [const_int64("st", [0]), const_int64("en", [8]), const_int64("ax", [0]), const_int64("sp", [0])]),
+         "holds the step 0")
+    rng = helper.make_node("Range", ["a", "b", "d"], ["y"], name="range")
+    fl = lambda nm, v: numpy_helper.from_array(np.array(v, dtype=np.float32), nm)
+    save("range_delta_zero", model([rng], [], [vi("y", F, None)], [fl("a", 0.0), fl("b", 10.0), fl("d", 0.0)]),
+         "non-zero step")
+    save("range_limit_nan", model([rng], [], [vi("y", F, None)], [fl("a", 0.0), fl("b", float("nan")), fl("d", 1.0)]),
+         "must be a finite number")
+    save("range_count_huge", model([rng], [], [vi("y", F, None)], [fl("a", 0.0), fl("b", 1e30), fl("d", 1.0)]),
+         "Kiln's limit for one tensor")
+    save("no_outputs", model([n], [vi("x", F, [2])], []), "no graph outputs")
+    dup = [helper.make_node("Relu", ["x"], ["y"], name="a"), helper.make_node("Neg", ["x"], ["y"], name="b")]
+    save("duplicate_node_output", model(dup, [vi("x", F, [2])], [vi("y", F, [2])]), "reuses a name")
+    save("node_output_shadows_input", model([helper.make_node("Relu", ["x"], ["x"], name="r")],
+                                            [vi("x", F, [2])], [vi("x", F, [2])]), "reuses a name")
+    save("duplicate_graph_input", model([n], [vi("x", F, [2]), vi("x", F, [2])], [vi("y", F, [2])]), "listed twice")
+    save("duplicate_graph_output", model([n], [vi("x", F, [2])], [vi("y", F, [2]), vi("y", F, [2])]), "listed twice")
+    save("output_never_produced", model([n], [vi("x", F, [2])], [vi("z", F, [2])]), "is not produced")
+    save("gather_index_out_of_range", indices_model("Gather", [4, 3], [0, 7], [2], {"axis": 0}),
+         "constant index 7")
+    save("gatherelements_index_out_of_range", indices_model("GatherElements", [2, 2], [0, 1, 1, 5], [2, 2], {"axis": 1}),
+         "constant index 5")
+    save("gathernd_index_out_of_range", indices_model("GatherND", [2, 2], [0, 1, 9, 0], [2, 2], out_rank=1), "constant index 9")
+    save("scatterelements_index_out_of_range",
+         indices_model("ScatterElements", [3, 3], [0, -4], [1, 2], {"axis": 1}, updates_shape=[1, 2]), "constant index -4")
+    save("scatternd_index_out_of_range", indices_model("ScatterND", [4], [1, 6], [2, 1], updates_shape=[2], out_rank=1),
+         "constant index 6")
+    # A tensor attribute that claims 2^32 elements and holds none (once: a 4 GB allocation).
+    big = TensorProto()
+    big.name, big.data_type = "c", F
+    big.dims.extend([2**32])
+    save("constant_attribute_dims_2p32",
+         model([helper.make_node("Constant", [], ["y"], name="c", value=big)], [], [vi("y", F, None)]),
+         "more than 1073741824 elements")
+    # A Loop whose trip count is INT64_MAX (once: steps * nodes overflowed past the unroll limit).
+    body = helper.make_graph([helper.make_node("Add", ["v_in", "one"], ["v_out"], name="inc"),
+                              helper.make_node("Identity", ["c_in"], ["c_out"], name="cond")], "body",
+                             [vi("it", I64, []), vi("c_in", TensorProto.BOOL, []), vi("v_in", F, [1])],
+                             [vi("c_out", TensorProto.BOOL, []), vi("v_out", F, [1])],
+                             [numpy_helper.from_array(np.ones([1], np.float32), "one")])
+    loop = helper.make_node("Loop", ["m", "", "v0"], ["v"], name="loop", body=body)
+    save("loop_trip_count_int64max",
+         model([loop], [vi("v0", F, [1])], [vi("v", F, [1])], [const_int64("m", [INT64_MAX], [])]),
+         "exceeds Kiln's limit")
+
+    # ---- external data: links, FIFOs, devices, escapes ----------------------------
+    save("external_symlink_to_passwd", external_model("passwd"), "outside the model's folder", "symlink:passwd=/etc/passwd")
+    save("external_symlink_to_dev_zero", external_model("zero"), "outside the model's folder", "symlink:zero=/dev/zero")
+    save("external_fifo", external_model("pipe"), "is not a regular file", "fifo:pipe")
+    save("external_directory", external_model("sub"), "is not a regular file", "dir:sub")
+    save("external_dotdot", external_model("../escape.bin"), "does not exist")
+    save("external_absolute", external_model("/etc/passwd"), "must be a relative path")
+    save("external_length_mismatch", external_model("w.bin", length=8), "external data length 8",
+         "file:w.bin=16")
+    save("external_too_short", external_model("w.bin"), "is too short", "file:w.bin=4")
+    # ---- not a model at all ----------------------------------------------------
+    save("truncated_protobuf", conv_model().SerializeToString()[:57], "not a valid ONNX")
+    save("empty_file", b"", "has no graph")
+
+
+def main():
+    if os.path.isdir(OUT):
+        shutil.rmtree(OUT)
+    os.makedirs(OUT)
+    build()
+    with open(os.path.join(OUT, "MANIFEST.tsv"), "w") as f:
+        f.write("# file\texpected error text\tsetup (made by run_malformed.cmake in the model's folder)\n")
+        for name, expect, setup in entries:
+            f.write(f"{name}\t{expect}\t{setup}\n")
+    print(f"{len(entries)} malformed models in {OUT}")
+
+
+if __name__ == "__main__":
+    main()
