@@ -73,10 +73,10 @@ static void dw_mve_pixel(const kiln_depthwise_conv2d_s8_params_t* p, const int8_
     {
       const mve_pred16_t live_even = vctp32q((uint32_t)(n + 1) / 2), live_odd = vctp32q((uint32_t)n / 2);
       const kiln_s8_mve_rq4_t q_even = kiln_s8_mve_rq4(rq + c, m, live_even);
-      kiln_s8_mve_store(even, &q_even, m, live_even, y + c);
+      kiln_s8_mve_scatter(even, &q_even, m, live_even, y + c);
       if (n > 1) {
         const kiln_s8_mve_rq4_t q_odd = kiln_s8_mve_rq4(rq + c + 1, m, live_odd);
-        kiln_s8_mve_store(odd, &q_odd, m, live_odd, y + c + 1);
+        kiln_s8_mve_scatter(odd, &q_odd, m, live_odd, y + c + 1);
       }
     }
   }

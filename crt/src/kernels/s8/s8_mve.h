@@ -57,7 +57,6 @@ typedef struct {
   int32x4_t output_offset, act_min, act_max;
   uint32x4_t rq_offsets; /* byte offsets of the lanes' kiln_s8_requant_t */
   uint32x4_t y_offsets;  /* byte offsets of the lanes' outputs */
-  int32_t stride;
 } kiln_s8_mve_output_t;
 
 static inline void kiln_s8_mve_output_init(kiln_s8_mve_output_t* m, int32_t output_offset, int32_t act_min,
@@ -67,7 +66,6 @@ static inline void kiln_s8_mve_output_init(kiln_s8_mve_output_t* m, int32_t outp
   m->act_max = vdupq_n_s32(act_max);
   m->y_offsets = vmulq_n_u32(vidupq_n_u32(0, 1), (uint32_t)stride);
   m->rq_offsets = vmulq_n_u32(m->y_offsets, (uint32_t)sizeof(kiln_s8_requant_t));
-  m->stride = stride;
 }
 
 /* The requantization constants of four channels (lanes as kiln_s8_mve_output_t
@@ -112,15 +110,17 @@ KILN_S8_INLINE int32x4_t kiln_s8_mve_requant(int32x4_t acc, const kiln_s8_mve_rq
   return vminq_s32(vmaxq_s32(v, m->act_min), m->act_max);
 }
 
-/* Requantizes the sums of the live channels and stores them as bytes at y (lane i
- * at y + i * m->stride: one store for stride 1, else a scatter). */
+/* Requantizes the sums of the live channels (lanes as m says) and stores them as
+ * bytes: lane i at y + i (channels one after another). */
 KILN_S8_INLINE void kiln_s8_mve_store(int32x4_t acc, const kiln_s8_mve_rq4_t* q, const kiln_s8_mve_output_t* m,
                                       mve_pred16_t live, int8_t* y) {
-  const int32x4_t v = kiln_s8_mve_requant(acc, q, m);
-  if (m->stride == 1)
-    vstrbq_p_s32(y, v, live);
-  else
-    vstrbq_scatter_offset_p_s32(y, m->y_offsets, v, live);
+  vstrbq_p_s32(y, kiln_s8_mve_requant(acc, q, m), live);
+}
+
+/* As kiln_s8_mve_store, lane i at y + i * stride (a scatter, stride as m was set up). */
+KILN_S8_INLINE void kiln_s8_mve_scatter(int32x4_t acc, const kiln_s8_mve_rq4_t* q, const kiln_s8_mve_output_t* m,
+                                        mve_pred16_t live, int8_t* y) {
+  vstrbq_scatter_offset_p_s32(y, m->y_offsets, kiln_s8_mve_requant(acc, q, m), live);
 }
 
 #endif /* KILN_S8_MVE */
