@@ -27,6 +27,7 @@ SCHEMA = os.path.join(HERE, "..", "..", "generator", "tflite", "tflite_schema.fb
 gen = tempfile.mkdtemp(prefix="kiln_tflite_py_")
 subprocess.run(["flatc", "--python", "-o", gen, SCHEMA], check=True)
 sys.path.insert(0, gen)
+sys.path.insert(0, HERE)
 
 
 def fb(name):
@@ -409,6 +410,138 @@ def int8_misc():
     return fm.m
 
 
+def int8_ops():
+    """The int8 operators beyond MLPerf Tiny's, end to end against TFLite's integer
+    arithmetic: QUANTIZE float -> int8 (ties away from zero; inputs on 1/16 make
+    many exact ties), MEAN (contiguous and non-contiguous axes), RESIZE_BILINEAR
+    (half-pixel, align-corners, plain), BATCH_MATMUL (constant operand with
+    broadcast, adj_y, two run-time operands with adj_x), SUB + fused RELU, MUL +
+    fused RELU6, PADV2, TRANSPOSE, STRIDED_SLICE (negative stride, shrink), SLICE,
+    SPLIT, PACK, UNPACK, EXPAND_DIMS, SQUEEZE, LEAKY_RELU and a CONCATENATION whose
+    inputs are quantized differently (TFLite refuses that; Kiln requantizes the
+    input as QUANTIZE int8 -> int8 does).
+
+    No TFLite runtime exists on the build machine: the expected outputs come from
+    tflite_int_ref.py, a Python transcription of TFLite's integer reference kernels
+    that shares no code with Kiln."""
+    import numpy as np
+    import tflite_int_ref as R
+    rng = np.random.default_rng(21)
+    fm = FloatModel()
+    i32 = lambda v: np.array(v, np.int32)
+
+    def q(name, shape, scale, zp, data=None):
+        t = fm.tensor(name, shape, data, TT.INT8)
+        fm.m["tensors"][t].update(scale=[scale], zero_point=[zp])
+        return t
+
+    def c32(name, v):
+        v = i32(v)
+        return fm.tensor(name, list(v.shape), v, TT.INT32)
+
+    QX, QX2 = (0.125, -3), (0.3, 5)
+    x = fm.tensor("x", [1, 4, 6, 3])
+    xq = q("xq", [1, 4, 6, 3], *QX)
+    xq2 = q("xq_coarse", [1, 4, 6, 3], *QX2)
+    fm.op(OP.QUANTIZE, [x], [xq])
+    fm.op(OP.QUANTIZE, [x], [xq2])
+
+    QM1, QM2 = (0.05, 2), (0.11, -7)
+    m1 = q("mean_hw", [1, 1, 1, 3], *QM1)
+    m2 = q("mean_h_c", [1, 6], *QM2)
+    fm.op(OP.MEAN, [xq, c32("mean_hw/axes", [1, 2])], [m1], BO.ReducerOptions, options("ReducerOptions", KeepDims=True))
+    fm.op(OP.MEAN, [xq, c32("mean_h_c/axes", [1, -1])], [m2], BO.ReducerOptions, options("ReducerOptions", KeepDims=False))
+
+    rz1 = q("resize_half_pixel", [1, 7, 9, 3], *QX)
+    rz2 = q("resize_corners", [1, 3, 4, 3], *QX)
+    rz3 = q("resize_plain", [1, 8, 11, 3], *QX)
+    fm.op(OP.RESIZE_BILINEAR, [xq, c32("rz1/size", [7, 9])], [rz1], BO.ResizeBilinearOptions,
+          options("ResizeBilinearOptions", HalfPixelCenters=True))
+    fm.op(OP.RESIZE_BILINEAR, [xq, c32("rz2/size", [3, 4])], [rz2], BO.ResizeBilinearOptions,
+          options("ResizeBilinearOptions", AlignCorners=True))
+    fm.op(OP.RESIZE_BILINEAR, [xq, c32("rz3/size", [8, 11])], [rz3])
+
+    QW, QW2, QB1, QB2, QB3 = (0.02, 4), (0.03, -1), (0.35, -5), (0.7, 3), (8.0, 10)
+    w = rng.integers(-128, 128, (1, 3, 5)).astype(np.int8)
+    w2 = rng.integers(-128, 128, (4, 5, 3)).astype(np.int8)
+    a = q("rows", [4, 6, 3], *QX)
+    fm.op(OP.RESHAPE, [xq, c32("rows/shape", [4, 6, 3])], [a])
+    bm1 = q("matmul_const", [4, 6, 5], *QB1)
+    bm2 = q("matmul_adj_y", [4, 6, 5], *QB2)
+    bm3 = q("matmul_gram", [4, 3, 3], *QB3)
+    fm.op(OP.BATCH_MATMUL, [a, q("matmul_const/w", [1, 3, 5], *QW, data=w)], [bm1])
+    fm.op(OP.BATCH_MATMUL, [a, q("matmul_adj_y/w", [4, 5, 3], *QW2, data=w2)], [bm2], BO.BatchMatMulOptions,
+          options("BatchMatMulOptions", AdjY=True))
+    fm.op(OP.BATCH_MATMUL, [a, a], [bm3], BO.BatchMatMulOptions, options("BatchMatMulOptions", AdjX=True))
+
+    QC, QS, QML = (0.1, 1), (0.2, -10), (0.5, -128)
+    cvals = np.array([12, -40, 90], np.int8)
+    sub = q("sub_relu", [1, 4, 6, 3], *QS)
+    mulv = q("mul_relu6", [1, 4, 6, 3], *QML)
+    fm.op(OP.SUB, [xq, q("sub/c", [3], *QC, data=cvals)], [sub], BO.SubOptions,
+          options("SubOptions", FusedActivationFunction=ACT.RELU))
+    fm.op(OP.MUL, [xq, xq2], [mulv], BO.MulOptions, options("MulOptions", FusedActivationFunction=ACT.RELU6))
+
+    pad = q("padv2", [1, 5, 8, 3], *QX)
+    fm.op(OP.PADV2, [xq, c32("padv2/pads", [[0, 0], [1, 0], [0, 2], [0, 0]]), q("padv2/value", [], *QX,
+                                                                                    data=np.array(37, np.int8))],
+          [pad])
+
+    t = q("transposed", [1, 6, 4, 3], *QX)
+    fm.op(OP.TRANSPOSE, [xq, c32("perm", [0, 2, 1, 3])], [t])
+    ss = q("strided", [3, 4, 3], *QX)
+    fm.op(OP.STRIDED_SLICE, [t, c32("ss/begin", [0, 5, 0, 0]), c32("ss/end", [1, 0, 4, 3]), c32("ss/strides", [1, -2, 1, 1])],
+          [ss], BO.StridedSliceOptions, options("StridedSliceOptions", ShrinkAxisMask=1))
+    sl = q("sliced", [2, 4, 2], *QX)
+    fm.op(OP.SLICE, [ss, c32("slice/begin", [1, 0, 0]), c32("slice/size", [2, -1, 2])], [sl])
+    sp0, sp1 = q("split0", [2, 2, 2], *QX), q("split1", [2, 2, 2], *QX)
+    fm.op(OP.SPLIT, [c32("split/axis", 1), sl], [sp0, sp1], BO.SplitOptions, options("SplitOptions", NumSplits=2))
+    pk = q("packed", [2, 2, 2, 2], *QX)
+    fm.op(OP.PACK, [sp0, sp1], [pk], BO.PackOptions, options("PackOptions", ValuesCount=2, Axis=0))
+    u0, u1 = q("unpacked0", [2, 2, 2], *QX), q("unpacked1", [2, 2, 2], *QX)
+    fm.op(OP.UNPACK, [pk], [u0, u1], BO.UnpackOptions, options("UnpackOptions", Num=2, Axis=3))
+    ed = q("expanded", [2, 1, 2, 2], *QX)
+    fm.op(OP.EXPAND_DIMS, [u0, c32("expand/axis", 1)], [ed])
+    sq = q("squeezed", [2, 2, 2], *QX)
+    fm.op(OP.SQUEEZE, [ed], [sq], BO.SqueezeOptions, options("SqueezeOptions"))
+    QL = (0.09, -20)
+    lr = q("leaky", [2, 2, 2], *QL)
+    fm.op(OP.LEAKY_RELU, [u1], [lr], BO.LeakyReluOptions, options("LeakyReluOptions", Alpha=0.2))
+    cat = q("concat", [2, 2, 4], *QX)
+    fm.op(OP.CONCATENATION, [sq, lr], [cat], BO.ConcatenationOptions, options("ConcatenationOptions", Axis=2))
+
+    outputs = [xq, xq2, m1, m2, rz1, rz2, rz3, bm1, bm2, bm3, sub, mulv, pad, cat]
+    fm.m["inputs"], fm.m["outputs"] = [x], outputs
+    names = [fm.m["tensors"][o]["name"] for o in outputs]
+
+    def evaluate(xv):
+        xq_v = R.quantize(xv, *QX)
+        xq2_v = R.quantize(xv, *QX2)
+        rows = xq_v.reshape(4, 6, 3)
+        t_v = np.transpose(xq_v, (0, 2, 1, 3))
+        ss_v = t_v[0, 5:0:-2]
+        sl_v = ss_v[1:3, :, 0:2]
+        sp0_v, sp1_v = sl_v[:, 0:2], sl_v[:, 2:4]
+        pk_v = np.stack([sp0_v, sp1_v], 0)
+        u0_v, u1_v = pk_v[..., 0], pk_v[..., 1]
+        lr_v = R.leaky_relu(u1_v, QX, QL, 0.2)
+        cat_v = np.concatenate([u0_v, R.requantize(lr_v, *QL, *QX)], 2)
+        return [xq_v, xq2_v,
+                R.mean(xq_v, QX, QM1, [1, 2], True), R.mean(xq_v, QX, QM2, [1, -1], False),
+                R.resize_bilinear(xq_v, 7, 9, half_pixel=True), R.resize_bilinear(xq_v, 3, 4, align_corners=True),
+                R.resize_bilinear(xq_v, 8, 11),
+                R.batch_matmul(rows, QX, w, QW, QB1), R.batch_matmul(rows, QX, w2, QW2, QB2, adj_y=True),
+                R.batch_matmul(rows, QX, rows, QX, QB3, adj_x=True),
+                R.add_sub(xq_v, QX, cvals, QC, QS, subtract=True, act="relu"),
+                R.mul(xq_v, QX, xq2_v, QX2, QML, act="relu6"),
+                np.pad(xq_v, ((0, 0), (1, 0), (0, 2), (0, 0)), constant_values=37),
+                cat_v]
+
+    # Multiples of 1/16 in [-15, 15]: x / 0.125 is often exactly k + 0.5.
+    inputs = [(rng.integers(-240, 241, (1, 4, 6, 3)) / 16).astype(np.float32) for _ in range(2)]
+    return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("x", names)
+
+
 def float_lstm():
     """UNIDIRECTIONAL_SEQUENCE_LSTM, batch major, with peepholes and zero initial state."""
     import numpy as np
@@ -587,6 +720,7 @@ def main():
     write_float_model("float_data_movement", *float_data_movement())
     write_float_model("float_lstm", *float_lstm())
     write_float_model("float_resize_matmul", *float_resize_matmul())
+    write_float_model("int8_ops", *int8_ops())
 
     write(os.path.join(HERE, "models", "int8_misc.tflite"), build(int8_misc()))
 
@@ -652,6 +786,22 @@ def main():
     variant("wrong_output_shape", "gives 4x4", lambda m: m["tensors"][3].update(shape=[1, 5, 4, 3]))
     variant("schema_version", "schema version 2", lambda m: m.update(version=2))
     variant("asymmetric_weights", "must be symmetric", lambda m: m["tensors"][1].update(zero_point=[0, 1, 0]))
+
+    # Invalid parameters of the int8 operators beyond MLPerf Tiny's (int8_ops).
+    ops_model = int8_ops()[0]
+
+    def ops_variant(name, expect, edit):
+        m = copy.deepcopy(ops_model)
+        by_name = {t["name"]: t for t in m["tensors"]}
+        edit(m, by_name)
+        cases[name] = (build(m), expect)
+
+    ops_variant("mean_axis_out_of_range", "MEAN (operator 2): axis 4 is out of range for rank 4",
+                lambda m, t: m["buffers"].__setitem__(t["mean_hw/axes"]["buffer"], struct.pack("<2i", 1, 4)))
+    ops_variant("resize_bilinear_requantizes", "RESIZE_BILINEAR (operator 4): input and output must have the same quantization",
+                lambda m, t: t["resize_half_pixel"].update(scale=[0.25]))
+    ops_variant("batch_matmul_inner_dims", "BATCH_MATMUL (operator 8): inner dimensions differ",
+                lambda m, t: t["matmul_const/w"].update(shape=[1, 5, 3]))
 
     out = os.path.join(HERE, "malformed")
     for f in os.listdir(out):

@@ -216,25 +216,36 @@ static kiln_s8_requant_t requant(int32_t m, int32_t s, int32_t off) {
 }
 
 /* Random tables: mostly right shifts around the scale taps need; sometimes a left
- * shift or a huge bias, which forces the general requantization form. */
+ * shift or a huge bias (also with the left shift), which forces the general
+ * requantization form; sometimes scales >= 0.5 (left shifts 0 and 1, as
+ * depthwise layers often have) on sums of a few units (inputs near the zero
+ * point, weights in [-1, 1]), so that such outputs are not all clamped. */
 static void random_quant(int32_t channels, int32_t taps, int32_t* in_off, int32_t* out_off, int32_t* lo,
                          int32_t* hi) {
-  int32_t c, lg = 0;
-  const int general = rnd(0, 4) == 0;
+  int32_t c, i, lg = 0;
+  const int mode = rnd(0, 9);
+  const int general = mode < 2, small = mode == 2;
   while ((1 << lg) < taps * 40) ++lg;
   *in_off = rnd(-127, 128);
   *out_off = rnd(-128, 127);
   for (c = 0; c < channels; ++c) {
     const int32_t m = rnd(1 << 30, 0x7fffffff);
-    const int32_t s = general && c == 0 ? rnd(0, 2) : -rnd(lg > 3 ? lg - 3 : 1, lg + 3);
+    const int32_t s = small ? rnd(0, 1) : general && c == 0 ? rnd(0, 2) : -rnd(lg > 3 ? lg - 3 : 1, lg + 3);
     rq_buf[c] = requant(m, s, *out_off);
-    bias_buf[c] = general && c == 1 ? rnd(-(1 << 30), 1 << 30) : rnd(-30000, 30000);
+    bias_buf[c] = small ? rnd(-64, 64) : general && c <= 1 ? rnd(-(1 << 30), 1 << 30) : rnd(-30000, 30000);
   }
   *lo = -128;
   *hi = 127;
   if (rnd(0, 2) == 0) {
     *lo = *out_off;
     *hi = rnd(*lo, 127);
+  }
+  if (small) {
+    for (i = 0; i < MAX_X; ++i) {
+      const int32_t v = -*in_off + rnd(-2, 2);
+      x_buf[i] = (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v);
+    }
+    for (i = 0; i < MAX_W; ++i) w_buf[i] = (int16_t)rnd(-1, 1);
   }
 }
 

@@ -7,6 +7,7 @@
  * same loop with one tap per pixel (the column is the pixel's channels).
  */
 #include "requant_s8.h"
+#include "conv_s8_mve.h"
 
 /* The im2col column of output pixel (oy, ox), group g: row_len int16 at col. */
 static void conv_column(const kiln_conv2d_s8_params_t* p, const int8_t* xb, int32_t oy, int32_t ox, int32_t g,
@@ -67,6 +68,9 @@ kiln_status_t kiln_conv2d_s8(const kiln_conv2d_s8_params_t* p, const int8_t* x, 
       p->kernel_w <= 0 || p->stride_h <= 0 || p->stride_w <= 0 || p->dilation_h <= 0 || p->dilation_w <= 0)
     return KILN_ERR_BAD_ARGUMENT;
   if (!kiln_s8_aligned4(w) || !kiln_s8_aligned4(scratch)) return KILN_ERR_BAD_ARGUMENT;
+#if KILN_S8_MVE
+  return kiln_conv2d_s8_mve(p, x, w, bias, rq, y, scratch);
+#endif
   cin_g = p->in_c / p->groups;
   cout_g = p->out_c / p->groups;
   row_len = (int32_t)KILN_S8_ROW_LEN((uint32_t)(p->kernel_h * p->kernel_w * cin_g));

@@ -1,0 +1,192 @@
+"""TFLite's integer arithmetic in plain Python, for the reference outputs of the
+int8 test models (make_test_models.py).
+
+There is no TFLite runtime on the build machine, so the expected outputs are
+computed here, independently of Kiln's C++ and C code, following TFLite's
+reference kernels (tensorflow/lite/kernels/internal/common.h, reference/*.h and
+TFLite Micro's kernels): QuantizeMultiplier, MultiplyByQuantizedMultiplier with
+its two roundings, the Add/Sub/Mul/Mean/ResizeBilinearInteger/BatchMatMul integer
+algorithms, AffineQuantize. Python integers are exact; float32 steps use numpy
+float32 where TFLite computes in float.
+"""
+import math
+
+import numpy as np
+
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+
+
+def round_away(v):
+    """TfLiteRound / std::round of a double: ties away from zero."""
+    v = float(v)
+    return int(math.copysign(math.floor(abs(v) + 0.5), v))
+
+
+def quantize_multiplier(real):
+    """QuantizeMultiplier: (Q31 multiplier, shift), frexp and round half away."""
+    if real == 0.0:
+        return 0, 0
+    q, shift = math.frexp(real)
+    q_fixed = round_away(q * (1 << 31))
+    if q_fixed == (1 << 31):
+        q_fixed //= 2
+        shift += 1
+    if shift < -31:
+        return 0, 0
+    if shift > 30:
+        return (1 << 31) - 1, 30
+    return q_fixed, shift
+
+
+def srdhm(a, b):
+    """SaturatingRoundingDoublingHighMul."""
+    if a == INT32_MIN and b == INT32_MIN:
+        return INT32_MAX
+    ab = a * b
+    x = ab + ((1 << 30) if ab >= 0 else (1 - (1 << 30)))
+    q = abs(x) >> 31  # C++ division of int64 by 2^31 truncates toward zero
+    return q if x >= 0 else -q
+
+
+def rounding_divide_by_pot(x, e):
+    mask = (1 << e) - 1
+    remainder = x & mask
+    threshold = (mask >> 1) + (1 if x < 0 else 0)
+    return (x >> e) + (1 if remainder > threshold else 0)
+
+
+def mbqm(x, multiplier, shift):
+    """MultiplyByQuantizedMultiplier (int32 input, TFLite's default double rounding)."""
+    left, right = max(shift, 0), max(-shift, 0)
+    v = x * (1 << left)
+    assert INT32_MIN <= v <= INT32_MAX, "TFLite would overflow int32 here"
+    return rounding_divide_by_pot(srdhm(v, multiplier), right)
+
+
+def clamp8(v, lo=-128, hi=127):
+    return max(lo, min(hi, v))
+
+
+def f32(v):
+    return np.float32(v)
+
+
+def act_range(act, scale, zp):
+    """CalculateActivationRangeQuantized for int8: None, 'relu', 'relu6'."""
+    q = lambda f: zp + round_away(f32(f) / f32(scale))
+    if act == "relu":
+        return max(-128, q(0.0)), 127
+    if act == "relu6":
+        return max(-128, q(0.0)), min(127, q(6.0))
+    return -128, 127
+
+
+def quantize(x, scale, zp):
+    """AffineQuantize float -> int8: float32 division, ties away from zero."""
+    out = np.zeros(x.shape, np.int8)
+    for i, v in np.ndenumerate(x):
+        out[i] = clamp8(round_away(np.float64(f32(v) / f32(scale))) + zp)
+    return out
+
+
+def requantize(x, s_in, z_in, s_out, z_out):
+    """QUANTIZE int8 -> int8 (also Kiln's rule for a CONCATENATION input whose
+    quantization differs from the output's)."""
+    m, s = quantize_multiplier(float(f32(s_in)) / float(f32(s_out)))
+    return np.vectorize(lambda v: clamp8(mbqm(int(v) - z_in, m, s) + z_out), otypes=[np.int8])(x)
+
+
+def add_sub(a, qa, b, qb, qy, subtract=False, act=None):
+    """Add / Sub (left_shift 20), numpy broadcasting. q* = (scale, zero point)."""
+    twice_max = 2.0 * max(float(f32(qa[0])), float(f32(qb[0])))
+    ma = quantize_multiplier(float(f32(qa[0])) / twice_max)
+    mb = quantize_multiplier(float(f32(qb[0])) / twice_max)
+    mo = quantize_multiplier(twice_max / ((1 << 20) * float(f32(qy[0]))))
+    lo, hi = act_range(act, qy[0], qy[1])
+    a, b = np.broadcast_arrays(a, b)
+    out = np.zeros(a.shape, np.int8)
+    for i in np.ndindex(a.shape):
+        sa = mbqm((int(a[i]) - qa[1]) * (1 << 20), *ma)
+        sb = mbqm((int(b[i]) - qb[1]) * (1 << 20), *mb)
+        out[i] = clamp8(mbqm(sa - sb if subtract else sa + sb, *mo) + qy[1], lo, hi)
+    return out
+
+
+def mul(a, qa, b, qb, qy, act=None):
+    m = quantize_multiplier(float(f32(qa[0])) * float(f32(qb[0])) / float(f32(qy[0])))
+    lo, hi = act_range(act, qy[0], qy[1])
+    a, b = np.broadcast_arrays(a, b)
+    out = np.zeros(a.shape, np.int8)
+    for i in np.ndindex(a.shape):
+        out[i] = clamp8(mbqm((int(a[i]) - qa[1]) * (int(b[i]) - qb[1]), *m) + qy[1], lo, hi)
+    return out
+
+
+def leaky_relu(x, qx, qy, alpha):
+    """TFLite Micro's LeakyRelu: the two ratios computed in float32."""
+    m_alpha = quantize_multiplier(float(f32(qx[0]) * f32(alpha) / f32(qy[0])))
+    m_id = quantize_multiplier(float(f32(qx[0]) / f32(qy[0])))
+    def one(v):
+        d = int(v) - qx[1]
+        return clamp8(qy[1] + mbqm(d, *(m_id if d >= 0 else m_alpha)))
+    return np.vectorize(one, otypes=[np.int8])(x)
+
+
+def mean(x, qx, qy, axes, keep_dims):
+    """QuantizedMeanOrSum (compute_sum false) with the count-adapted multiplier."""
+    m, s = quantize_multiplier(float(f32(qx[0])) / float(f32(qy[0])))
+    axes = tuple(sorted(a % x.ndim for a in axes))
+    n = int(np.prod([x.shape[a] for a in axes]))
+    shift = min(n.bit_length() - 1, 32, 31 + s)
+    m2, s2 = ((m << shift) // n), s - shift
+    sums = x.astype(np.int64).sum(axis=axes, keepdims=keep_dims)
+    return np.vectorize(lambda v: clamp8(mbqm(int(v) - qx[1] * n, m2, s2) + qy[1]), otypes=[np.int8])(sums)
+
+
+def _cdiv(a, b):
+    """C integer division (truncates toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def resize_bilinear(x, oh, ow, align_corners=False, half_pixel=False):
+    """ResizeBilinearInteger, NHWC int8 (default build: TFLITE_SINGLE_ROUNDING off)."""
+    n, h, w, c = x.shape
+
+    def scale10(i, o):
+        if align_corners and o > 1:
+            return _cdiv((1 << 10) * (i - 1) + (o - 1) // 2, o - 1)
+        return _cdiv((1 << 10) * i + o // 2, o)
+
+    def coords(v, s, size):
+        scaled = v * s + s // 2 - (1 << 9) if half_pixel else v * s
+        return scaled, max(_cdiv(scaled, 1 << 10), 0), min(_cdiv(scaled + (1 << 10) - 1, 1 << 10), size - 1)
+
+    sh, sw = scale10(h, oh), scale10(w, ow)
+    y = np.zeros((n, oh, ow, c), np.int8)
+    for b in range(n):
+        for i in range(oh):
+            iy, y0, y1 = coords(i, sh, h)
+            for j in range(ow):
+                ix, x0, x1 = coords(j, sw, w)
+                for ch in range(c):
+                    v = (int(x[b, y0, x0, ch]) * ((1 << 10) - (iy - (1 << 10) * y0)) * ((1 << 10) - (ix - (1 << 10) * x0)) +
+                         int(x[b, y1, x0, ch]) * (iy - (1 << 10) * y0) * ((1 << 10) - (ix - (1 << 10) * x0)) +
+                         int(x[b, y0, x1, ch]) * ((1 << 10) - (iy - (1 << 10) * y0)) * (ix - (1 << 10) * x0) +
+                         int(x[b, y1, x1, ch]) * (iy - (1 << 10) * y0) * (ix - (1 << 10) * x0))
+                    rnd = (1 << 19) if v > 0 else -(1 << 19)
+                    y[b, i, j, ch] = _cdiv(v + rnd, 1 << 20)
+    return y
+
+
+def batch_matmul(a, qa, b, qb, qy, adj_x=False, adj_y=False):
+    """BatchMatMul int8: exact int32 dot products, one MultiplyByQuantizedMultiplier."""
+    m = quantize_multiplier(float(f32(qa[0])) * float(f32(qb[0])) / float(f32(qy[0])))
+    a = a.astype(np.int64) - qa[1]
+    b = b.astype(np.int64) - qb[1]
+    if adj_x:
+        a = np.swapaxes(a, -1, -2)
+    if adj_y:
+        b = np.swapaxes(b, -1, -2)
+    acc = np.matmul(a, b)
+    return np.vectorize(lambda v: clamp8(mbqm(int(v), *m) + qy[1]), otypes=[np.int8])(acc)
