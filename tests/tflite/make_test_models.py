@@ -542,6 +542,51 @@ def int8_ops():
     return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("x", names)
 
 
+def float_misc():
+    """PADV2 (constant value), EXPAND_DIMS, SQUEEZE, SUB with fused RELU6, MUL with
+    fused RELU_N1_TO_1, ADD with fused RELU, and a QUANTIZE -> DEQUANTIZE round trip
+    whose inputs sit on exact ties (TFLite rounds them away from zero)."""
+    import numpy as np
+    import tflite_int_ref as R
+    rng = np.random.default_rng(9)
+    fm = FloatModel()
+    i32 = lambda v: np.array(v, np.int32)
+    T = lambda name, shape, data=None, tt=None: fm.tensor(name, shape, data, tt)
+    x = T("x", [1, 3, 4, 2])
+    pv = T("pad_value", [], np.array(0.5, np.float32))
+    padded = T("padded", [1, 4, 6, 2])
+    expanded = T("expanded", [1, 4, 1, 6, 2])
+    squeezed = T("squeezed", [4, 6, 2])
+    c = (rng.standard_normal(2) * 0.5).astype(np.float32)
+    sub = T("sub_relu6", [4, 6, 2])
+    mul = T("mul_relu_n1_to_1", [4, 6, 2])
+    add = T("add_relu", [4, 6, 2])
+    xq = fm.tensor("xq", [1, 3, 4, 2], ttype=TT.INT8)
+    fm.m["tensors"][xq].update(scale=[0.25], zero_point=[1])
+    deq = T("dequantized", [1, 3, 4, 2])
+    fm.op(OP.PADV2, [x, T("pads", [4, 2], i32([[0, 0], [1, 0], [0, 2], [0, 0]]), TT.INT32), pv], [padded])
+    fm.op(OP.EXPAND_DIMS, [padded, T("axis", [], i32(2), TT.INT32)], [expanded])
+    fm.op(OP.SQUEEZE, [expanded], [squeezed], BO.SqueezeOptions, options("SqueezeOptions"))
+    fm.op(OP.SUB, [squeezed, T("c", [2], c)], [sub], BO.SubOptions, options("SubOptions", FusedActivationFunction=ACT.RELU6))
+    fm.op(OP.MUL, [squeezed, sub], [mul], BO.MulOptions, options("MulOptions", FusedActivationFunction=ACT.RELU_N1_TO_1))
+    fm.op(OP.ADD, [mul, squeezed], [add], BO.AddOptions, options("AddOptions", FusedActivationFunction=ACT.RELU))
+    fm.op(OP.QUANTIZE, [x], [xq])
+    fm.op(OP.DEQUANTIZE, [xq], [deq])
+    fm.m["inputs"], fm.m["outputs"] = [x], [add, deq]
+
+    def evaluate(xv):
+        p = np.pad(xv, ((0, 0), (1, 0), (0, 2), (0, 0)), constant_values=0.5)[0]
+        s_ = np.clip(p - c, 0, 6)
+        m = np.clip(p * s_, -1, 1)
+        a = np.maximum(m + p, 0)
+        q = R.quantize(xv, 0.25, 1).astype(np.float32)
+        return [a.astype(np.float32), ((q - 1) * np.float32(0.25)).astype(np.float32)]
+
+    # Multiples of 1/8 in [-6, 6]: x / 0.25 is often exactly k + 0.5.
+    inputs = [(rng.integers(-48, 49, (1, 3, 4, 2)) / 8).astype(np.float32) for _ in range(2)]
+    return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("x", ["add_relu", "dequantized"])
+
+
 def float_lstm():
     """UNIDIRECTIONAL_SEQUENCE_LSTM, batch major, with peepholes and zero initial state."""
     import numpy as np
@@ -721,6 +766,7 @@ def main():
     write_float_model("float_lstm", *float_lstm())
     write_float_model("float_resize_matmul", *float_resize_matmul())
     write_float_model("int8_ops", *int8_ops())
+    write_float_model("float_misc", *float_misc())
 
     write(os.path.join(HERE, "models", "int8_misc.tflite"), build(int8_misc()))
 
