@@ -190,3 +190,59 @@ def batch_matmul(a, qa, b, qb, qy, adj_x=False, adj_y=False):
         b = np.swapaxes(b, -1, -2)
     acc = np.matmul(a, b)
     return np.vectorize(lambda v: clamp8(mbqm(int(v), *m) + qy[1]), otypes=[np.int8])(acc)
+
+
+def _srdhm16(a, b):
+    """gemmlowp's SaturatingRoundingDoublingHighMul on int16."""
+    if a == b == -32768:
+        return 32767
+    ab = a * b
+    x = ab + ((1 << 14) if ab >= 0 else (1 - (1 << 14)))
+    q = abs(x) >> 15
+    return q if x >= 0 else -q
+
+
+def _sdhm16(a, b):
+    """SaturatingDoublingHighMul on int16: rounds toward zero."""
+    if a == b == -32768:
+        return 32767
+    ab = a * b
+    q = abs(ab) >> 15
+    return q if ab >= 0 else -q
+
+
+def _sat16(v):
+    return max(-32768, min(32767, v))
+
+
+def _to_int16_multiplier(m32):
+    """DownScaleInt32ToInt16Multiplier."""
+    if m32 >= INT32_MAX - (1 << 15):
+        return 32767
+    return (m32 + (1 << 15)) >> 16
+
+
+def hard_swish(x, qx, qy):
+    """TFLite's int8 HardSwish (16-bit fixed point, params as TFLite Micro's
+    HardSwishPrepare computes them in float32)."""
+    hires_scale = f32(f32(1.0 / 128.0) * f32(qx[0]))
+    out_m, out_e = quantize_multiplier(float(f32(hires_scale / f32(qy[0]))))
+    relu_m, relu_e = quantize_multiplier(float(f32(hires_scale / f32(f32(3.0) / f32(32768.0)))))
+    out_m16, relu_m16 = _to_int16_multiplier(out_m), _to_int16_multiplier(relu_m)
+    assert out_e <= 0
+
+    def one(v):
+        hires = (int(v) - qx[1]) * 128
+        preshift_out = _srdhm16(hires, out_m16)
+        r = hires
+        if relu_e > 0:
+            r = _sat16(r * (1 << (relu_e - 1)))
+        r = _srdhm16(r, relu_m16)
+        if relu_e > 0:
+            r = _sat16(r * 2)
+        if relu_e < 0:
+            r = rounding_divide_by_pot(r, -relu_e)
+        r = (r + (1 << 15)) >> 1
+        out = rounding_divide_by_pot(_sdhm16(r, preshift_out), -out_e) + qy[1]
+        return clamp8(out)
+    return np.vectorize(one, otypes=[np.int8])(x)
