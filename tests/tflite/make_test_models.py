@@ -417,7 +417,7 @@ def int8_ops():
     (half-pixel, align-corners, plain), BATCH_MATMUL (constant operand with
     broadcast, adj_y, two run-time operands with adj_x), SUB + fused RELU, MUL +
     fused RELU6, PADV2, TRANSPOSE, STRIDED_SLICE (negative stride, shrink), SLICE,
-    SPLIT, PACK, UNPACK, EXPAND_DIMS, SQUEEZE, LEAKY_RELU, HARD_SWISH and a CONCATENATION whose
+    SPLIT, PACK, UNPACK, EXPAND_DIMS, SQUEEZE, LEAKY_RELU, HARD_SWISH, LOGISTIC, TANH and a CONCATENATION whose
     inputs are quantized differently (TFLite refuses that; Kiln requantizes the
     input as QUANTIZE int8 -> int8 does).
 
@@ -516,7 +516,14 @@ def int8_ops():
     fm.op(OP.HARD_SWISH, [xq], [hs1])
     fm.op(OP.HARD_SWISH, [xq2], [hs2])
 
-    outputs = [xq, xq2, m1, m2, rz1, rz2, rz3, bm1, bm2, bm3, sub, mulv, pad, cat, hs1, hs2]
+    lg = q("logistic", [1, 4, 6, 3], 1 / 256, -128)
+    th = q("tanh", [1, 4, 6, 3], 1 / 128, 0)
+    lg2 = q("logistic_coarse", [1, 4, 6, 3], 1 / 256, -128)
+    fm.op(OP.LOGISTIC, [xq], [lg])
+    fm.op(OP.TANH, [xq], [th])
+    fm.op(OP.LOGISTIC, [xq2], [lg2])
+
+    outputs = [xq, xq2, m1, m2, rz1, rz2, rz3, bm1, bm2, bm3, sub, mulv, pad, cat, hs1, hs2, lg, th, lg2]
     fm.m["inputs"], fm.m["outputs"] = [x], outputs
     names = [fm.m["tensors"][o]["name"] for o in outputs]
 
@@ -541,7 +548,8 @@ def int8_ops():
                 R.add_sub(xq_v, QX, cvals, QC, QS, subtract=True, act="relu"),
                 R.mul(xq_v, QX, xq2_v, QX2, QML, act="relu6"),
                 np.pad(xq_v, ((0, 0), (1, 0), (0, 2), (0, 0)), constant_values=37),
-                cat_v, R.hard_swish(xq_v, QX, QH1), R.hard_swish(xq2_v, QX2, QH2)]
+                cat_v, R.hard_swish(xq_v, QX, QH1), R.hard_swish(xq2_v, QX2, QH2),
+                R.logistic(xq_v, QX), R.tanh(xq_v, QX), R.logistic(xq2_v, QX2)]
 
     # Multiples of 1/16 in [-15, 15]: x / 0.125 is often exactly k + 0.5.
     inputs = [(rng.integers(-240, 241, (1, 4, 6, 3)) / 16).astype(np.float32) for _ in range(2)]
@@ -591,6 +599,48 @@ def float_misc():
     # Multiples of 1/8 in [-6, 6]: x / 0.25 is often exactly k + 0.5.
     inputs = [(rng.integers(-48, 49, (1, 3, 4, 2)) / 8).astype(np.float32) for _ in range(2)]
     return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("x", ["add_relu", "dequantized"])
+
+
+def int8_tables():
+    """Every one of the 256 int8 inputs through the element-wise int8 operators
+    that Kiln turns into lookup tables: LOGISTIC, TANH, HARD_SWISH, LEAKY_RELU,
+    RELU, RELU6 and QUANTIZE int8 -> int8, and LOGISTIC / TANH behind a QUANTIZE
+    (Kiln composes the two tables into one). Expected outputs from
+    tflite_int_ref.py (TFLite's integer kernels in Python; no TFLite runtime here)."""
+    import numpy as np
+    import tflite_int_ref as R
+    fm = FloatModel()
+
+    def q(name, scale, zp):
+        t = fm.tensor(name, [256], ttype=TT.INT8)
+        fm.m["tensors"][t].update(scale=[scale], zero_point=[zp])
+        return t
+
+    QX, QC, QH, QL, QR = (0.07, 10), (0.2, 3), (0.05, -40), (0.04, 20), (0.03, -128)
+    x = q("x", *QX)
+    outs = {name: q(name, *qp) for name, qp in (
+        ("logistic", (1 / 256, -128)), ("tanh", (1 / 128, 0)), ("hard_swish", QH), ("leaky_relu", QL),
+        ("relu", QR), ("relu6", QX), ("requantized", QC), ("logistic_of_requantized", (1 / 256, -128)),
+        ("tanh_of_requantized", (1 / 128, 0)))}
+    fm.op(OP.LOGISTIC, [x], [outs["logistic"]])
+    fm.op(OP.TANH, [x], [outs["tanh"]])
+    fm.op(OP.HARD_SWISH, [x], [outs["hard_swish"]])
+    fm.op(OP.LEAKY_RELU, [x], [outs["leaky_relu"]], BO.LeakyReluOptions, options("LeakyReluOptions", Alpha=0.3))
+    fm.op(OP.RELU, [x], [outs["relu"]])
+    fm.op(OP.RELU6, [x], [outs["relu6"]])
+    fm.op(OP.QUANTIZE, [x], [outs["requantized"]])
+    fm.op(OP.LOGISTIC, [outs["requantized"]], [outs["logistic_of_requantized"]])
+    fm.op(OP.TANH, [outs["requantized"]], [outs["tanh_of_requantized"]])
+    fm.m["inputs"], fm.m["outputs"] = [x], list(outs.values())
+
+    def evaluate(xv):
+        rq = R.requantize(xv, *QX, *QC)
+        return [R.logistic(xv, QX), R.tanh(xv, QX), R.hard_swish(xv, QX, QH), R.leaky_relu(xv, QX, QL, 0.3),
+                R.relu(xv, QX, QR), R.relu6(xv, QX), rq, R.logistic(rq, QC), R.tanh(rq, QC)]
+
+    every = np.arange(-128, 128, dtype=np.int8)
+    inputs = [every, every[::-1].copy()]
+    return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("x", list(outs.keys()))
 
 
 def float_lstm():
@@ -773,6 +823,7 @@ def main():
     write_float_model("float_resize_matmul", *float_resize_matmul())
     write_float_model("int8_ops", *int8_ops())
     write_float_model("float_misc", *float_misc())
+    write_float_model("int8_tables", *int8_tables())
 
     write(os.path.join(HERE, "models", "int8_misc.tflite"), build(int8_misc()))
 
