@@ -33,7 +33,7 @@ set(common ${cflags} -std=c99 -Wall -Wextra -Werror -I${SRC_DIR}/crt/include -I$
 # The public entry points, renamed in the portable build.
 set(renames)
 foreach(f conv2d_s8 depthwise_conv2d_s8 fully_connected_s8 avgpool2d_s8 maxpool2d_s8 add_s8 mul_s8 lookup_s8
-          softmax_s8)
+          softmax_s8 mean_s8 resize_bilinear_s8 batch_matmul_s8 quantize_f32_s8)
   list(APPEND renames -Dkiln_${f}=portable_${f})
 endforeach()
 set(portable_objs)
