@@ -30,11 +30,16 @@ file(GLOB runtime ${SRC_DIR}/crt/src/runtime/*.c)
 set(work ${WORK}/${BOARD})
 file(MAKE_DIRECTORY ${work})
 set(common ${cflags} -std=c99 -Wall -Wextra -Werror -I${SRC_DIR}/crt/include -I${SRC_DIR}/boards/common)
-# The public entry points, renamed in the portable build.
+# The public entry points (every "kiln_status_t kiln_*(" definition of the
+# kernel files, so that a new kernel file links too), renamed kiln_* -> portable_*
+# in the portable build.
 set(renames)
-foreach(f conv2d_s8 depthwise_conv2d_s8 fully_connected_s8 avgpool2d_s8 maxpool2d_s8 add_s8 mul_s8 lookup_s8
-          softmax_s8 mean_s8 resize_bilinear_s8 batch_matmul_s8 quantize_f32_s8)
-  list(APPEND renames -Dkiln_${f}=portable_${f})
+foreach(k ${kernels})
+  file(STRINGS ${k} defs REGEX "^kiln_status_t kiln_[a-z0-9_]+\\(")
+  foreach(d ${defs})
+    string(REGEX REPLACE "^kiln_status_t kiln_([a-z0-9_]+)\\(.*" "\\1" f "${d}")
+    list(APPEND renames -Dkiln_${f}=portable_${f})
+  endforeach()
 endforeach()
 set(portable_objs)
 foreach(k ${kernels})
