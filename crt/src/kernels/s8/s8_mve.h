@@ -28,6 +28,10 @@
 #endif
 
 #if KILN_S8_MVE
+/* Whether a predicate is known at compile time to enable every lane: the
+ * predicated forms cost a VPST each, so the helpers below use the plain ones. */
+#define KILN_S8_MVE_ALL(live) (__builtin_constant_p(live) && (live) == 0xFFFF)
+
 /* dst[i] = src[i] + offset for i < n (int8 widened to int16, tail-predicated). */
 static inline void kiln_s8_mve_widen(int16_t* dst, const int8_t* src, int32_t n, int32_t offset) {
   for (; n > 0; n -= 8, src += 8, dst += 8) {
@@ -80,8 +84,11 @@ KILN_S8_INLINE kiln_s8_mve_rq4_t kiln_s8_mve_rq4(const kiln_s8_requant_t* rq, co
                                                  mve_pred16_t live) {
   kiln_s8_mve_rq4_t q;
   /* S = 31 - shift for both signs of S (nn_s8.h). */
-  const int32x4_t s = vsubq_s32(vdupq_n_s32(31), vldrwq_gather_offset_z_s32(&rq->shift, m->rq_offsets, live));
-  q.multiplier = vldrwq_gather_offset_z_s32(&rq->multiplier, m->rq_offsets, live);
+  const int32x4_t shift = KILN_S8_MVE_ALL(live) ? vldrwq_gather_offset_s32(&rq->shift, m->rq_offsets)
+                                                : vldrwq_gather_offset_z_s32(&rq->shift, m->rq_offsets, live);
+  const int32x4_t s = vsubq_s32(vdupq_n_s32(31), shift);
+  q.multiplier = KILN_S8_MVE_ALL(live) ? vldrwq_gather_offset_s32(&rq->multiplier, m->rq_offsets)
+                                       : vldrwq_gather_offset_z_s32(&rq->multiplier, m->rq_offsets, live);
   q.left = vmaxq_s32(s, vdupq_n_s32(0));
   q.minus_right = vminq_s32(s, vdupq_n_s32(0));
   q.right_mask = vshrq_n_s32(q.minus_right, 31);
@@ -114,13 +121,19 @@ KILN_S8_INLINE int32x4_t kiln_s8_mve_requant(int32x4_t acc, const kiln_s8_mve_rq
  * bytes: lane i at y + i (channels one after another). */
 KILN_S8_INLINE void kiln_s8_mve_store(int32x4_t acc, const kiln_s8_mve_rq4_t* q, const kiln_s8_mve_output_t* m,
                                       mve_pred16_t live, int8_t* y) {
-  vstrbq_p_s32(y, kiln_s8_mve_requant(acc, q, m), live);
+  if (KILN_S8_MVE_ALL(live))
+    vstrbq_s32(y, kiln_s8_mve_requant(acc, q, m));
+  else
+    vstrbq_p_s32(y, kiln_s8_mve_requant(acc, q, m), live);
 }
 
 /* As kiln_s8_mve_store, lane i at y + i * stride (a scatter, stride as m was set up). */
 KILN_S8_INLINE void kiln_s8_mve_scatter(int32x4_t acc, const kiln_s8_mve_rq4_t* q, const kiln_s8_mve_output_t* m,
                                         mve_pred16_t live, int8_t* y) {
-  vstrbq_scatter_offset_p_s32(y, m->y_offsets, kiln_s8_mve_requant(acc, q, m), live);
+  if (KILN_S8_MVE_ALL(live))
+    vstrbq_scatter_offset_s32(y, m->y_offsets, kiln_s8_mve_requant(acc, q, m));
+  else
+    vstrbq_scatter_offset_p_s32(y, m->y_offsets, kiln_s8_mve_requant(acc, q, m), live);
 }
 
 #endif /* KILN_S8_MVE */

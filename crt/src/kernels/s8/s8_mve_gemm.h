@@ -90,75 +90,87 @@ static __attribute__((noinline)) int32x4_t kiln_s8_mve_dot_1x4(const int16_t* c0
 }
 
 /*
- * Two columns c0, c1 of row_len int16 (a multiple of 8) x n_out output channels,
- * outputs to y0 and y1. Per block of four channels one asm block: the 8-tap
- * loop, then the eight sums moved into two vectors (lane r of s0 / s1: column
- * c0 / c1 . row r). Out of line: the asm takes twelve core registers.
+ * One block of four channels (at w, bias, rq, y0, y1) for two columns c0, c1 of
+ * row_len int16 (a multiple of 8), `live` its channels (a constant 0xFFFF for
+ * full blocks). One asm block: the 8-tap loop, then the eight sums moved into two
+ * vectors (lane r of s0 / s1: column c0 / c1 . row r).
  */
+KILN_S8_INLINE void kiln_s8_mve_block_2x8(const int16_t* c0, const int16_t* c1, const int16_t* c0_end,
+                                          const int16_t* wb, const int32_t* bias, const kiln_s8_requant_t* rq,
+                                          const kiln_s8_mve_output_t* m, int8_t* y0, int8_t* y1, mve_pred16_t live) {
+  /* Fixed registers: VMLADAVA needs even ones for the eight sums, and letting
+   * the allocator choose twelve registers fails in some callers. */
+  register const int16_t* p0 __asm__("r1") = c0;
+  register const int16_t* p1 __asm__("r3") = c1;
+  register const int16_t* wr __asm__("r5") = wb;
+  register const int16_t* end __asm__("r11") = c0_end;
+  register int32_t a00 __asm__("r0"), a01 __asm__("r2"), a02 __asm__("r4"), a03 __asm__("r6");
+  register int32_t a10 __asm__("r8"), a11 __asm__("r10"), a12 __asm__("r12"), a13 __asm__("lr");
+  int32x4_t s0, s1, b;
+  kiln_s8_mve_rq4_t q;
+  __asm__(
+      "movs %[a00], #0\n\t"
+      "movs %[a01], #0\n\t"
+      "movs %[a02], #0\n\t"
+      "movs %[a03], #0\n\t"
+      "movs %[a10], #0\n\t"
+      "movs %[a11], #0\n\t"
+      "movs %[a12], #0\n\t"
+      "movs %[a13], #0\n\t"
+      "1:\n\t"
+      "vld40.32 {q0, q1, q2, q3}, [%[w]]\n\t"
+      "vld41.32 {q0, q1, q2, q3}, [%[w]]\n\t"
+      "vld42.32 {q0, q1, q2, q3}, [%[w]]\n\t"
+      "vld43.32 {q0, q1, q2, q3}, [%[w]]!\n\t"
+      "vldrh.16 q4, [%[c0]], #16\n\t"
+      "vldrh.16 q5, [%[c1]], #16\n\t"
+      "vmladava.s16 %[a00], q4, q0\n\t"
+      "vmladava.s16 %[a10], q5, q0\n\t"
+      "vmladava.s16 %[a01], q4, q1\n\t"
+      "vmladava.s16 %[a11], q5, q1\n\t"
+      "vmladava.s16 %[a02], q4, q2\n\t"
+      "vmladava.s16 %[a12], q5, q2\n\t"
+      "vmladava.s16 %[a03], q4, q3\n\t"
+      "vmladava.s16 %[a13], q5, q3\n\t"
+      "cmp %[c0], %[end]\n\t"
+      "bne 1b\n\t"
+      "vmov.32 %q[s0][0], %[a00]\n\t"
+      "vmov.32 %q[s0][1], %[a01]\n\t"
+      "vmov.32 %q[s0][2], %[a02]\n\t"
+      "vmov.32 %q[s0][3], %[a03]\n\t"
+      "vmov.32 %q[s1][0], %[a10]\n\t"
+      "vmov.32 %q[s1][1], %[a11]\n\t"
+      "vmov.32 %q[s1][2], %[a12]\n\t"
+      "vmov.32 %q[s1][3], %[a13]"
+      : [s0] "=&w"(s0), [s1] "=&w"(s1), [a00] "=&Te"(a00), [a01] "=&Te"(a01), [a02] "=&Te"(a02),
+        [a03] "=&Te"(a03), [a10] "=&Te"(a10), [a11] "=&Te"(a11), [a12] "=&Te"(a12), [a13] "=&Te"(a13),
+        [c0] "+r"(p0), [c1] "+r"(p1), [w] "+r"(wr)
+      : [end] "r"(end)
+      : "q0", "q1", "q2", "q3", "q4", "q5", "memory", "cc");
+  if (bias == NULL)
+    b = vdupq_n_s32(0);
+  else
+    b = KILN_S8_MVE_ALL(live) ? vld1q_s32(bias) : vldrwq_z_s32(bias, live);
+  q = kiln_s8_mve_rq4(rq, m, live);
+  kiln_s8_mve_store(vaddq_s32(s0, b), &q, m, live, y0);
+  kiln_s8_mve_store(vaddq_s32(s1, b), &q, m, live, y1);
+}
+
+/* Two columns c0, c1 of row_len int16 (a multiple of 8) x n_out output channels,
+ * outputs to y0 and y1: the full blocks, then the partial one. Out of line: the
+ * asm takes twelve core registers. */
 static __attribute__((noinline)) void kiln_s8_mve_gemm_2x8(const int16_t* c0, const int16_t* c1, int32_t row_len,
                                                            const int16_t* w, const int32_t* bias,
                                                            const kiln_s8_requant_t* rq, int32_t n_out,
                                                            const kiln_s8_mve_output_t* m, int8_t* y0, int8_t* y1) {
   const int16_t* c0_end = c0 + row_len;
-  const int16_t* wb = w;
   int32_t oc;
-  for (oc = 0; oc < n_out; oc += 4) {
-    const mve_pred16_t live = vctp32q((uint32_t)(n_out - oc));
-    /* Fixed registers: VMLADAVA needs even ones for the eight sums, and letting
-     * the allocator choose twelve registers fails in some callers. */
-    register const int16_t* p0 __asm__("r1") = c0;
-    register const int16_t* p1 __asm__("r3") = c1;
-    register const int16_t* wr __asm__("r5") = wb;
-    register const int16_t* end __asm__("r11") = c0_end;
-    register int32_t a00 __asm__("r0"), a01 __asm__("r2"), a02 __asm__("r4"), a03 __asm__("r6");
-    register int32_t a10 __asm__("r8"), a11 __asm__("r10"), a12 __asm__("r12"), a13 __asm__("lr");
-    int32x4_t s0, s1, b;
-    kiln_s8_mve_rq4_t q;
-    __asm__(
-        "movs %[a00], #0\n\t"
-        "movs %[a01], #0\n\t"
-        "movs %[a02], #0\n\t"
-        "movs %[a03], #0\n\t"
-        "movs %[a10], #0\n\t"
-        "movs %[a11], #0\n\t"
-        "movs %[a12], #0\n\t"
-        "movs %[a13], #0\n\t"
-        "1:\n\t"
-        "vld40.32 {q0, q1, q2, q3}, [%[w]]\n\t"
-        "vld41.32 {q0, q1, q2, q3}, [%[w]]\n\t"
-        "vld42.32 {q0, q1, q2, q3}, [%[w]]\n\t"
-        "vld43.32 {q0, q1, q2, q3}, [%[w]]!\n\t"
-        "vldrh.16 q4, [%[c0]], #16\n\t"
-        "vldrh.16 q5, [%[c1]], #16\n\t"
-        "vmladava.s16 %[a00], q4, q0\n\t"
-        "vmladava.s16 %[a10], q5, q0\n\t"
-        "vmladava.s16 %[a01], q4, q1\n\t"
-        "vmladava.s16 %[a11], q5, q1\n\t"
-        "vmladava.s16 %[a02], q4, q2\n\t"
-        "vmladava.s16 %[a12], q5, q2\n\t"
-        "vmladava.s16 %[a03], q4, q3\n\t"
-        "vmladava.s16 %[a13], q5, q3\n\t"
-        "cmp %[c0], %[end]\n\t"
-        "bne 1b\n\t"
-        "vmov.32 %q[s0][0], %[a00]\n\t"
-        "vmov.32 %q[s0][1], %[a01]\n\t"
-        "vmov.32 %q[s0][2], %[a02]\n\t"
-        "vmov.32 %q[s0][3], %[a03]\n\t"
-        "vmov.32 %q[s1][0], %[a10]\n\t"
-        "vmov.32 %q[s1][1], %[a11]\n\t"
-        "vmov.32 %q[s1][2], %[a12]\n\t"
-        "vmov.32 %q[s1][3], %[a13]"
-        : [s0] "=&w"(s0), [s1] "=&w"(s1), [a00] "=&Te"(a00), [a01] "=&Te"(a01), [a02] "=&Te"(a02),
-          [a03] "=&Te"(a03), [a10] "=&Te"(a10), [a11] "=&Te"(a11), [a12] "=&Te"(a12), [a13] "=&Te"(a13),
-          [c0] "+r"(p0), [c1] "+r"(p1), [w] "+r"(wr)
-        : [end] "r"(end)
-        : "q0", "q1", "q2", "q3", "q4", "q5", "memory", "cc");
-    wb = wr;
-    b = bias != NULL ? vldrwq_z_s32(bias + oc, live) : vdupq_n_s32(0);
-    q = kiln_s8_mve_rq4(rq + oc, m, live);
-    kiln_s8_mve_store(vaddq_s32(s0, b), &q, m, live, y0 + oc);
-    kiln_s8_mve_store(vaddq_s32(s1, b), &q, m, live, y1 + oc);
-  }
+  for (oc = 0; oc + 4 <= n_out; oc += 4)
+    kiln_s8_mve_block_2x8(c0, c1, c0_end, w + oc * row_len, bias != NULL ? bias + oc : NULL, rq + oc, m, y0 + oc,
+                          y1 + oc, 0xFFFF);
+  if (oc < n_out)
+    kiln_s8_mve_block_2x8(c0, c1, c0_end, w + oc * row_len, bias != NULL ? bias + oc : NULL, rq + oc, m, y0 + oc,
+                          y1 + oc, vctp32q((uint32_t)(n_out - oc)));
 }
 
 /*
