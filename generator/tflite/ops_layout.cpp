@@ -39,7 +39,7 @@ void reshape(ImportContext& c, const Operator& op, size_t max_inputs) {
   c.add(op, "Reshape", {c.value(op, 0), c.int64s(op, y.shape, "shape")}, {c.output_value(op, 0)});
 }
 
-// QUANTIZE: float -> int8 is QuantizeLinear; int8 -> int8 a requantization table.
+// QUANTIZE: float -> int8 is KilnQQuantizeF32; int8 -> int8 a requantization table.
 void quantize(ImportContext& c, const Operator& op) {
   c.require_arity(op, 1, 1, 1);
   const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
@@ -47,9 +47,10 @@ void quantize(ImportContext& c, const Operator& op) {
   if (x.dtype == DType::Int8) return quantize_int8_to_int8(c, op);
   c.require_dtype(op, x, DType::Float32);
   if (x.shape != y.shape) c.fail(op, "input and output shapes differ");
-  Value* s = c.constant(op, Constant::from_floats({}, {c.scale(op, y)}), "scale");
-  Value* z = c.constant(op, Constant::from_wide(DType::Int8, {}, {WideNum{.i = c.zero_point(op, y)}}), "zero_point");
-  c.add(op, "QuantizeLinear", {c.value(op, 0), s, z}, {c.output_value(op, 0)});
+  // TFLite rounds x / scale half away from zero (ONNX QuantizeLinear: to even).
+  Node* n = c.add(op, "KilnQQuantizeF32", {c.value(op, 0)}, {c.output_value(op, 0)});
+  n->attrs["y_scale"] = double(c.scale(op, y));
+  n->attrs["y_zero_point"] = c.zero_point(op, y);
 }
 
 // DEQUANTIZE: int8 -> float is DequantizeLinear.

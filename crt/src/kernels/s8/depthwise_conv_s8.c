@@ -9,6 +9,7 @@
  * with its channel's weight; a full row of a 3-wide kernel is unrolled.
  */
 #include "requant_s8.h"
+#include "depthwise_conv_s8_mve.h"
 
 /* The first tap k in [0, kernel) with 0 <= i0 + k * dilation < size, and one past the last. */
 static void tap_range(int32_t i0, int32_t dilation, int32_t kernel, int32_t size, int32_t* first, int32_t* end) {
@@ -187,6 +188,9 @@ kiln_status_t kiln_depthwise_conv2d_s8(const kiln_depthwise_conv2d_s8_params_t* 
       p->kernel_w <= 0 || p->stride_h <= 0 || p->stride_w <= 0 || p->dilation_h <= 0 || p->dilation_w <= 0 ||
       !kiln_s8_aligned4(w))
     return KILN_ERR_BAD_ARGUMENT;
+#if KILN_S8_MVE
+  if (kiln_depthwise_s8_mve_ok(p)) return kiln_depthwise_conv2d_s8_mve(p, x, w, bias, rq, y);
+#endif
   kiln_s8_output_init(&o, p->output_offset, p->act_min, p->act_max, rq, bias, p->out_c,
                       (int64_t)p->kernel_h * p->kernel_w);
   for (b = 0; b < p->batch; ++b) {
