@@ -523,7 +523,18 @@ def int8_ops():
     fm.op(OP.TANH, [xq], [th])
     fm.op(OP.LOGISTIC, [xq2], [lg2])
 
-    outputs = [xq, xq2, m1, m2, rz1, rz2, rz3, bm1, bm2, bm3, sub, mulv, pad, cat, hs1, hs2, lg, th, lg2]
+    # STRIDED_SLICE's masks and offset as TFLite resolves them: begin_mask on a
+    # shrunk axis, negative indices, end_mask, and `offset` (end relative to begin).
+    ssm = q("strided_masks", [3, 2], *QX)
+    fm.op(OP.STRIDED_SLICE, [xq, c32("ssm/begin", [3, -3, 1, 0]), c32("ssm/end", [0, 2, 0, -1]),
+                             c32("ssm/strides", [1, 1, 2, 1])], [ssm], BO.StridedSliceOptions,
+          options("StridedSliceOptions", BeginMask=0b0001, EndMask=0b0100, ShrinkAxisMask=0b0011))
+    sso = q("strided_offset", [1, 2, 3, 2], *QX)
+    fm.op(OP.STRIDED_SLICE, [xq, c32("sso/begin", [0, 1, 2, 1]), c32("sso/end", [1, 2, 3, 2]),
+                             c32("sso/strides", [1, 1, 1, 1])], [sso], BO.StridedSliceOptions,
+          options("StridedSliceOptions", Offset=True))
+
+    outputs = [xq, xq2, m1, m2, rz1, rz2, rz3, bm1, bm2, bm3, sub, mulv, pad, cat, hs1, hs2, lg, th, lg2, ssm, sso]
     fm.m["inputs"], fm.m["outputs"] = [x], outputs
     names = [fm.m["tensors"][o]["name"] for o in outputs]
 
@@ -549,7 +560,8 @@ def int8_ops():
                 R.mul(xq_v, QX, xq2_v, QX2, QML, act="relu6"),
                 np.pad(xq_v, ((0, 0), (1, 0), (0, 2), (0, 0)), constant_values=37),
                 cat_v, R.hard_swish(xq_v, QX, QH1), R.hard_swish(xq2_v, QX2, QH2),
-                R.logistic(xq_v, QX), R.tanh(xq_v, QX), R.logistic(xq2_v, QX2)]
+                R.logistic(xq_v, QX), R.tanh(xq_v, QX), R.logistic(xq2_v, QX2),
+                xq_v[0, 1, 1::2, 0:2], xq_v[:, 1:3, 2:5, 1:3]]
 
     # Multiples of 1/16 in [-15, 15]: x / 0.125 is often exactly k + 0.5.
     inputs = [(rng.integers(-240, 241, (1, 4, 6, 3)) / 16).astype(np.float32) for _ in range(2)]
