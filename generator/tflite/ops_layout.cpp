@@ -223,21 +223,23 @@ void strided_slice(ImportContext& c, const Operator& op) {
     const int64_t dim = x.shape[d], step = strides[d];
     if (step == 0) c.fail(op, "a stride is 0");
     const bool shrink = (o->shrink_axis_mask() >> d) & 1;
-    // TFLite's StartForAxis / StopForAxis: masks take the whole axis; negative
-    // indices count from the end; then clamp to the range the step can visit.
-    auto clamp = [&](int64_t v) { return step > 0 ? std::clamp<int64_t>(v, 0, dim) : std::clamp<int64_t>(v, -1, dim - 1); };
-    int64_t s = begin[d];
-    if ((o->begin_mask() >> d) & 1 && !shrink) s = step > 0 ? 0 : dim - 1;
-    else s = clamp(s < 0 ? s + dim : s);
+    if (shrink && step < 0) c.fail(op, "shrink_axis_mask with a negative stride is not supported");
+    // TFLite's StridedSliceStartForAxis / StridedSliceEndForAxis: a negative index
+    // counts from the end, then the index is clamped to the range the step can
+    // visit, then a mask takes the whole axis. A shrunk axis keeps one element;
+    // with `offset`, end is relative to the (adjusted) start.
+    auto clamp = [&](int64_t v) {
+      if (v < 0) v += dim;
+      return step > 0 ? std::clamp<int64_t>(v, 0, dim) : std::clamp<int64_t>(v, -1, dim - 1);
+    };
+    int64_t s = clamp(begin[d]);
+    if ((o->begin_mask() >> d) & 1) s = step > 0 ? 0 : dim - 1;
     int64_t e;
     if (shrink) {
-      e = s + 1;
-      if (step < 0) c.fail(op, "shrink_axis_mask with a negative stride is not supported");
-    } else if ((o->end_mask() >> d) & 1) {
-      e = step > 0 ? dim : -1;
+      e = s >= dim ? s : s + 1;
     } else {
-      e = o->offset() ? begin[d] + end[d] : end[d];
-      e = clamp(e < 0 && !(o->offset()) ? e + dim : e);
+      e = clamp(o->offset() ? end[d] + s : end[d]);
+      if ((o->end_mask() >> d) & 1) e = step > 0 ? dim : -1;
     }
     starts.push_back(s);
     ends.push_back(e);

@@ -178,8 +178,8 @@ TEST(TfliteFile, BufferDataOutsideTheFlatbuffer) {
 // CompileError: never a crash, a hang or another exception (the host tests run
 // under ASan/UBSan).
 TEST(TfliteFile, EveryByteCorruptionIsRefusedCleanly) {
-  for (const char* name : {"tiny_int8_conv", "int8_misc", "float_cnn", "float_data_movement", "float_lstm",
-                           "float_resize_matmul"}) {
+  for (const char* name : {"tiny_int8_conv", "int8_misc", "int8_ops", "int8_tables", "float_cnn",
+                           "float_data_movement", "float_lstm", "float_resize_matmul", "float_misc"}) {
     const std::vector<uint8_t> good = read_bytes(kTests / "models" / (std::string(name) + ".tflite"));
     ASSERT_GT(good.size(), 100u) << name;
     size_t refused = 0, loaded = 0;

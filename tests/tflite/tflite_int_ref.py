@@ -190,3 +190,195 @@ def batch_matmul(a, qa, b, qb, qy, adj_x=False, adj_y=False):
         b = np.swapaxes(b, -1, -2)
     acc = np.matmul(a, b)
     return np.vectorize(lambda v: clamp8(mbqm(int(v), *m) + qy[1]), otypes=[np.int8])(acc)
+
+
+def _srdhm16(a, b):
+    """gemmlowp's SaturatingRoundingDoublingHighMul on int16."""
+    if a == b == -32768:
+        return 32767
+    ab = a * b
+    x = ab + ((1 << 14) if ab >= 0 else (1 - (1 << 14)))
+    q = abs(x) >> 15
+    return q if x >= 0 else -q
+
+
+def _sdhm16(a, b):
+    """SaturatingDoublingHighMul on int16: rounds toward zero."""
+    if a == b == -32768:
+        return 32767
+    ab = a * b
+    q = abs(ab) >> 15
+    return q if ab >= 0 else -q
+
+
+def _sat16(v):
+    return max(-32768, min(32767, v))
+
+
+def _to_int16_multiplier(m32):
+    """DownScaleInt32ToInt16Multiplier."""
+    if m32 >= INT32_MAX - (1 << 15):
+        return 32767
+    return (m32 + (1 << 15)) >> 16
+
+
+def hard_swish(x, qx, qy):
+    """TFLite's int8 HardSwish (16-bit fixed point, params as TFLite Micro's
+    HardSwishPrepare computes them in float32)."""
+    hires_scale = f32(f32(1.0 / 128.0) * f32(qx[0]))
+    out_m, out_e = quantize_multiplier(float(f32(hires_scale / f32(qy[0]))))
+    relu_m, relu_e = quantize_multiplier(float(f32(hires_scale / f32(f32(3.0) / f32(32768.0)))))
+    out_m16, relu_m16 = _to_int16_multiplier(out_m), _to_int16_multiplier(relu_m)
+    assert out_e <= 0
+
+    def one(v):
+        hires = (int(v) - qx[1]) * 128
+        preshift_out = _srdhm16(hires, out_m16)
+        r = hires
+        if relu_e > 0:
+            r = _sat16(r * (1 << (relu_e - 1)))
+        r = _srdhm16(r, relu_m16)
+        if relu_e > 0:
+            r = _sat16(r * 2)
+        if relu_e < 0:
+            r = rounding_divide_by_pot(r, -relu_e)
+        r = (r + (1 << 15)) >> 1
+        out = rounding_divide_by_pot(_sdhm16(r, preshift_out), -out_e) + qy[1]
+        return clamp8(out)
+    return np.vectorize(one, otypes=[np.int8])(x)
+
+
+# ---- gemmlowp's fixed-point logistic and tanh (int32 raw values) -------------
+# FixedPoint<int32, k> holds value * 2^(31 - k); a product of two fixed-point
+# numbers is SaturatingRoundingDoublingHighMul of the raws, a sum wraps as int32.
+
+def _wrap32(v):
+    return ((v + (1 << 31)) % (1 << 32)) - (1 << 31)
+
+
+def _mul_pot_sat(x, e):
+    """SaturatingRoundingMultiplyByPOT<e>: a rounding right shift for e < 0, a
+    saturating left shift for e > 0."""
+    if e < 0:
+        return rounding_divide_by_pot(x, -e)
+    if e == 0:
+        return x
+    threshold = (1 << (31 - e)) - 1
+    if x > threshold:
+        return INT32_MAX
+    if x < -threshold:
+        return INT32_MIN
+    return x << e
+
+
+def _exp_quarter_interval(a):
+    """exp on [-1/4, 0), a in Q0.31: Taylor series around -1/8."""
+    constant_term = 1895147668   # exp(-1/8)
+    one_third = 715827883
+    x = _wrap32(a + (1 << 28))   # + 1/8
+    x2 = srdhm(x, x)
+    x3 = srdhm(x2, x)
+    x4 = srdhm(x2, x2)
+    x4_over_4 = _mul_pot_sat(x4, -2)
+    poly = _mul_pot_sat(_wrap32(srdhm(_wrap32(x4_over_4 + x3), one_third) + x2), -1)
+    return _wrap32(constant_term + srdhm(constant_term, _wrap32(x + poly)))
+
+
+def _exp_on_negative_values(a, int_bits):
+    """exp(a) for a <= 0 in Q(int_bits).(31 - int_bits) -> Q0.31."""
+    frac_bits = 31 - int_bits
+    quarter = 1 << (frac_bits - 2)
+    a_mod = _wrap32((a & (quarter - 1)) - quarter)
+    result = _exp_quarter_interval(_mul_pot_sat(a_mod, int_bits))
+    remainder = _wrap32(a_mod - a)
+    for exponent, multiplier in ((-2, 1672461947), (-1, 1302514674), (0, 790015084), (1, 290630308),
+                                 (2, 39332535), (3, 720401), (4, 242)):
+        if int_bits > exponent and remainder & (1 << (frac_bits + exponent)):
+            result = srdhm(result, multiplier)
+    if int_bits > 5 and a < -(1 << (36 - int_bits)):  # below -32
+        result = 0
+    return INT32_MAX if a == 0 else result
+
+
+def _newton_reciprocal_half(half_denominator):
+    """x ~ 1 / half_denominator in Q2.29 (three Newton-Raphson steps from 48/17 - 32/17 d)."""
+    x = _wrap32(1515870810 + srdhm(half_denominator, -1010580540))
+    for _ in range(3):
+        one_minus = _wrap32((1 << 29) - srdhm(half_denominator, x))
+        x = _wrap32(x + _mul_pot_sat(srdhm(x, one_minus), 2))
+    return x
+
+
+def _rounding_half_sum(a, b):
+    """RoundingHalfSum: (a + b) / 2, ties away from zero."""
+    s = a + b
+    return (s + 1) // 2 if s >= 0 else -((1 - s) // 2)
+
+
+def gemmlowp_logistic(a, int_bits):
+    """logistic(a), a in Q(int_bits); result in Q0.31."""
+    if a == 0:
+        return 1 << 30
+    exp_neg = _exp_on_negative_values(-abs(a), int_bits)
+    positive = _mul_pot_sat(_newton_reciprocal_half(_rounding_half_sum(exp_neg, INT32_MAX)), 1)
+    return positive if a > 0 else _wrap32(INT32_MAX - positive)
+
+
+def gemmlowp_tanh(a, int_bits):
+    """tanh(a), a in Q(int_bits); result in Q0.31."""
+    if a == 0:
+        return 0
+    exp_neg = _exp_on_negative_values(-abs(a), int_bits + 1)  # exp(2 * -|a|)
+    t = _mul_pot_sat(_wrap32(_newton_reciprocal_half(_rounding_half_sum(exp_neg, INT32_MAX)) - (1 << 29)), 2)
+    return t if a > 0 else -t
+
+
+def _q4_input(scale):
+    """The int8 LOGISTIC/TANH input rescale to Q4.27 and the saturation radius."""
+    q, shift = math.frexp(float(f32(scale)) * float(1 << 27))
+    mult = round_away(q * (1 << 31))
+    radius = math.floor(((1 << 4) - 1) * (1 << 27) / (1 << shift))
+    return mult, shift, radius
+
+
+def logistic(x, qx):
+    """TFLite's int8 LOGISTIC (output 1/256, zero point -128)."""
+    mult, shift, radius = _q4_input(qx[0])
+
+    def one(v):
+        d = int(v) - qx[1]
+        if d <= -radius:
+            return -128
+        if d >= radius:
+            return 127
+        y = rounding_divide_by_pot(gemmlowp_logistic(mbqm(d, mult, shift), 4), 23)
+        return clamp8(y - 128)
+    return np.vectorize(one, otypes=[np.int8])(x)
+
+
+def tanh(x, qx):
+    """TFLite's int8 TANH (output 1/128, zero point 0)."""
+    mult, shift, radius = _q4_input(qx[0])
+
+    def one(v):
+        d = int(v) - qx[1]
+        if d <= -radius:
+            return -128
+        if d >= radius:
+            return 127
+        return clamp8(rounding_divide_by_pot(gemmlowp_tanh(mbqm(d, mult, shift), 4), 24))
+    return np.vectorize(one, otypes=[np.int8])(x)
+
+
+def relu(x, qx, qy):
+    """TFLite Micro's int8 RELU: requantize, then clamp below at the output's 0."""
+    m, s = quantize_multiplier(float(f32(qx[0])) / float(f32(qy[0])))
+    lo = max(-128, qy[1] + round_away(f32(0.0) / f32(qy[0])))
+    return np.vectorize(lambda v: min(127, max(lo, qy[1] + mbqm(int(v) - qx[1], m, s))), otypes=[np.int8])(x)
+
+
+def relu6(x, qx):
+    """TFLite Micro's int8 RELU6: a clamp of the stored value to [q(0), q(6)] on
+    the input's quantization (FloatToQuantizedType)."""
+    q = lambda f: clamp8(round_away(np.float64(f32(f) / f32(qx[0]))) + qx[1])
+    return np.clip(x, q(0.0), q(6.0)).astype(np.int8)

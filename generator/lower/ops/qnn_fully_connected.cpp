@@ -38,7 +38,7 @@ KernelCall lower_qfully_connected(const Node& n) {
     // int8 weights, the input offset folded into the bias (VMLADAVA.S8).
     if (std::optional<ConstantPtr> kernel_bias = s8_kernel_bias(n, 2, w8, nout, k, -q.x_zero_point)) {
       kc.constants.push_back(s8_weight_blocks_w8(w8, 1, nout, k));
-      kc.constants.push_back(s8_requant_table(q.requant_scale));
+      kc.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
       kc.constants.push_back(*kernel_bias);
       kc.unread_inputs.push_back(1);
       if (n.input(2)) kc.unread_inputs.push_back(2);
@@ -49,7 +49,7 @@ KernelCall lower_qfully_connected(const Node& n) {
     }
   }
   kc.constants.push_back(s8_weight_blocks(w8, 1, nout, k));
-  kc.constants.push_back(s8_requant_table(q.requant_scale));
+  kc.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
   kc.unread_inputs.push_back(1);
   kc.scratch.push_back({"widened_rows", uint64_t(2 * s8_row_len(k) * 2), 8});
   kc.call = std::string("kiln_fully_connected_s8(&$params, $in0, $const0, ") + (n.input(2) ? "$in2" : "NULL") +

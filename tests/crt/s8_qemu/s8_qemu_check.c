@@ -202,21 +202,21 @@ static int16_t scratch[2048] __attribute__((aligned(8)));
 static int32_t bias_buf[MAX_C];
 static kiln_s8_requant_t rq_buf[MAX_C];
 
-/* kiln_s8_requant_t of a Q31 multiplier m and shift s, as the compiler builds it
- * (generator/lower/ops/qnn_s8_params.cpp). */
-static kiln_s8_requant_t requant(int32_t m, int32_t s) {
+/* kiln_s8_requant_t of a Q31 multiplier m and shift s for output offset off, as
+ * the compiler builds it (generator/lower/ops/qnn_s8_params.cpp). */
+static kiln_s8_requant_t requant(int32_t m, int32_t s, int32_t off) {
   kiln_s8_requant_t r;
   r.multiplier = m;
   if (s >= 0) {
     r.shift = 31 - s;
     r.round_pos = r.round_neg = (int64_t)1 << (30 - s);
-    r.exponent = r.exponent_round = 0;
+    r.exponent = r.round_offset = 0;
   } else {
     r.shift = 31 - s;
     r.round_pos = ((int64_t)1 << 30) + ((int64_t)1 << (30 - s));
     r.round_neg = r.round_pos - ((int64_t)1 << 31);
     r.exponent = -s;
-    r.exponent_round = (int32_t)1 << (-s - 1);
+    r.round_offset = -s <= 22 ? (int32_t)(((int64_t)1 << (-s - 1)) + (int64_t)off * ((int64_t)1 << -s)) : 0;
   }
   return r;
 }
@@ -232,14 +232,14 @@ static void random_quant(int32_t channels, int32_t taps, int32_t* in_off, int32_
   const int mode = rnd(0, 9);
   const int general = mode < 2, small = mode == 2;
   while ((1 << lg) < taps * 40) ++lg;
+  *in_off = rnd(-127, 128);
+  *out_off = rnd(-128, 127);
   for (c = 0; c < channels; ++c) {
     const int32_t m = rnd(1 << 30, 0x7fffffff);
     const int32_t s = small ? rnd(0, 1) : general && c == 0 ? rnd(0, 2) : -rnd(lg > 3 ? lg - 3 : 1, lg + 3);
-    rq_buf[c] = requant(m, s);
+    rq_buf[c] = requant(m, s, *out_off);
     bias_buf[c] = small ? rnd(-64, 64) : general && c <= 1 ? rnd(-(1 << 30), 1 << 30) : rnd(-30000, 30000);
   }
-  *in_off = rnd(-127, 128);
-  *out_off = rnd(-128, 127);
   *lo = -128;
   *hi = 127;
   if (rnd(0, 2) == 0) {
@@ -302,6 +302,13 @@ static void conv_case(void) {
   p.in_w = rnd(1, 7) + p.dilation_w * (p.kernel_w - 1);
   p.out_h = (p.in_h + p.pad_top + rnd(0, 2) - (p.dilation_h * (p.kernel_h - 1) + 1)) / p.stride_h + 1;
   p.out_w = (p.in_w + p.pad_left + rnd(0, 2) - (p.dilation_w * (p.kernel_w - 1) + 1)) / p.stride_w + 1;
+  if (rnd(0, 3) == 0) { /* pointwise: 1x1, stride 1, no padding (one run over the image) */
+    p.groups = 1;
+    p.in_c = rnd(1, 24), p.out_c = rnd(1, 24);
+    p.kernel_h = p.kernel_w = p.stride_h = p.stride_w = p.dilation_h = p.dilation_w = 1;
+    p.pad_top = p.pad_left = 0;
+    p.out_h = p.in_h, p.out_w = p.in_w;
+  }
   cin_g = p.in_c / p.groups;
   taps = p.kernel_h * p.kernel_w * cin_g;
   blocks = (p.out_c / p.groups + 3) / 4;
