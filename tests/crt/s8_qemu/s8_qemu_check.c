@@ -196,21 +196,21 @@ static int16_t scratch[2048] __attribute__((aligned(8)));
 static int32_t bias_buf[MAX_C];
 static kiln_s8_requant_t rq_buf[MAX_C];
 
-/* kiln_s8_requant_t of a Q31 multiplier m and shift s, as the compiler builds it
- * (generator/lower/ops/qnn_s8_params.cpp). */
-static kiln_s8_requant_t requant(int32_t m, int32_t s) {
+/* kiln_s8_requant_t of a Q31 multiplier m and shift s for output offset off, as
+ * the compiler builds it (generator/lower/ops/qnn_s8_params.cpp). */
+static kiln_s8_requant_t requant(int32_t m, int32_t s, int32_t off) {
   kiln_s8_requant_t r;
   r.multiplier = m;
   if (s >= 0) {
     r.shift = 31 - s;
     r.round_pos = r.round_neg = (int64_t)1 << (30 - s);
-    r.exponent = r.exponent_round = 0;
+    r.exponent = r.round_offset = 0;
   } else {
     r.shift = 31 - s;
     r.round_pos = ((int64_t)1 << 30) + ((int64_t)1 << (30 - s));
     r.round_neg = r.round_pos - ((int64_t)1 << 31);
     r.exponent = -s;
-    r.exponent_round = (int32_t)1 << (-s - 1);
+    r.round_offset = -s <= 22 ? (int32_t)(((int64_t)1 << (-s - 1)) + (int64_t)off * ((int64_t)1 << -s)) : 0;
   }
   return r;
 }
@@ -226,14 +226,14 @@ static void random_quant(int32_t channels, int32_t taps, int32_t* in_off, int32_
   const int mode = rnd(0, 9);
   const int general = mode < 2, small = mode == 2;
   while ((1 << lg) < taps * 40) ++lg;
+  *in_off = rnd(-127, 128);
+  *out_off = rnd(-128, 127);
   for (c = 0; c < channels; ++c) {
     const int32_t m = rnd(1 << 30, 0x7fffffff);
     const int32_t s = small ? rnd(0, 1) : general && c == 0 ? rnd(0, 2) : -rnd(lg > 3 ? lg - 3 : 1, lg + 3);
-    rq_buf[c] = requant(m, s);
+    rq_buf[c] = requant(m, s, *out_off);
     bias_buf[c] = small ? rnd(-64, 64) : general && c <= 1 ? rnd(-(1 << 30), 1 << 30) : rnd(-30000, 30000);
   }
-  *in_off = rnd(-127, 128);
-  *out_off = rnd(-128, 127);
   *lo = -128;
   *hi = 127;
   if (rnd(0, 2) == 0) {

@@ -56,15 +56,28 @@ KILN_S8_INLINE int32_t kiln_s8_requant(int32_t acc, const kiln_s8_requant_t* rq)
   return (int32_t)v;
 }
 
-/* requant(acc) in the short form: exponent >= 1 and |acc| < 2^30 (see nn_s8.h). */
+/* output_offset + requant(acc) in the short form: exponent in [1, 22], |acc| < 2^30
+ * and round_offset carrying the output offset (see nn_s8.h). On the DSP path one
+ * LDM of the multiplier, round_offset and exponent, then LSL, ADD, SMMLAR, ASR. */
 KILN_S8_INLINE int32_t kiln_s8_requant_short(int32_t acc, const kiln_s8_requant_t* rq) {
-  int32_t x;
 #if KILN_S8_DSP
-  __asm__("smmulr %0, %1, %2" : "=r"(x) : "r"(acc * 2), "r"(rq->multiplier));
+  /* LDM needs its registers in ascending order: they are pinned. */
+  register int32_t m __asm__("r8");
+  register int32_t r __asm__("r9");
+  register int32_t e __asm__("r10");
+  __asm__("ldm %[rq], {%[m], %[r], %[e]}\n\t"
+          "add %[r], %[r], %[acc], asr #31\n\t"
+          "lsl %[acc], %[acc], #1\n\t"
+          "smmlar %[acc], %[acc], %[m], %[r]\n\t"
+          "asr %[acc], %[acc], %[e]"
+          : [acc] "+r"(acc), [m] "=&r"(m), [r] "=&r"(r), [e] "=&r"(e)
+          : [rq] "r"(rq)
+          : "memory");
+  return acc;
 #else
-  x = (int32_t)(((int64_t)acc * 2 * rq->multiplier + ((int64_t)1 << 31)) >> 32);
+  const int32_t x = (int32_t)(((int64_t)acc * 2 * rq->multiplier + ((int64_t)1 << 31)) >> 32);
+  return (x + (acc < 0 ? -1 : 0) + rq->round_offset) >> rq->exponent;
 #endif
-  return (x + (x >> 31) + rq->exponent_round) >> rq->exponent;
 }
 
 /* The output parameters every kernel shares. `short_form`: every channel may use
@@ -76,15 +89,19 @@ typedef struct {
 } kiln_s8_output_t;
 
 /* Whether every accumulator of these channels stays below 2^30 in magnitude
- * (|bias| + taps * 255 * 128) and every channel has a right shift. */
+ * (|bias| + taps * 255 * 128) and every channel has a right shift of at most 22
+ * and a round_offset for this output offset. */
 static inline int kiln_s8_short_form_ok(const kiln_s8_requant_t* rq, const int32_t* bias, int32_t channels,
-                                        int64_t taps) {
+                                        int64_t taps, int32_t output_offset) {
   const int64_t bound = taps * 255 * 128;
   int32_t c;
   if (bound >= ((int64_t)1 << 30)) return 0;
   for (c = 0; c < channels; ++c) {
     const int64_t b = bias != NULL ? (bias[c] < 0 ? -(int64_t)bias[c] : (int64_t)bias[c]) : 0;
-    if (rq[c].exponent < 1 || b + bound >= ((int64_t)1 << 30)) return 0;
+    const int32_t e = rq[c].exponent;
+    if (e < 1 || e > 22 || b + bound >= ((int64_t)1 << 30)) return 0;
+    if (rq[c].round_offset != (int32_t)(((int64_t)1 << (e - 1)) + (int64_t)output_offset * ((int64_t)1 << e)))
+      return 0;
   }
   return 1;
 }
@@ -95,7 +112,7 @@ static inline void kiln_s8_output_init(kiln_s8_output_t* o, int32_t output_offse
   o->output_offset = output_offset;
   o->act_min = act_min;
   o->act_max = act_max;
-  o->short_form = kiln_s8_short_form_ok(rq, bias, channels, taps);
+  o->short_form = kiln_s8_short_form_ok(rq, bias, channels, taps, output_offset);
   o->full_range = act_min == -128 && act_max == 127;
 }
 
@@ -106,7 +123,7 @@ static inline void kiln_s8_output_init(kiln_s8_output_t* o, int32_t output_offse
 
 KILN_S8_INLINE int8_t kiln_s8_output_as(int32_t acc, const kiln_s8_requant_t* rq, const kiln_s8_output_t* o,
                                        int form) {
-  int32_t v = o->output_offset + ((form & 1) ? kiln_s8_requant_short(acc, rq) : kiln_s8_requant(acc, rq));
+  int32_t v = (form & 1) ? kiln_s8_requant_short(acc, rq) : o->output_offset + kiln_s8_requant(acc, rq);
 #if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
   if (form & 2) return (int8_t)__ssat(v, 8);
 #endif
