@@ -990,6 +990,8 @@ def main():
                  lambda m, t: t["lstm/cell_state"].update(scale=[0.0003]))
     lstm_variant("lstm_int8_asymmetric_weights", "UNIDIRECTIONAL_SEQUENCE_LSTM (operator 2): weights 'lstm_tm/r_c' must be symmetric",
                  lambda m, t: t["lstm_tm/r_c"].update(zero_point=[3]))
+    lstm_variant("lstm_int8_bias_overflow", "could overflow the int32 accumulator",
+                 lambda m, t: m["buffers"].__setitem__(t["lstm/b_f"]["buffer"], struct.pack("<5i", *[2 ** 31 - 1] * 5)))
     lstm_variant("lstm_int8_output_quantization",
                  "UNIDIRECTIONAL_SEQUENCE_LSTM (operator 1): output 'lstm/hidden' must have the hidden state's quantization",
                  lambda m, t: t["lstm/hidden"].update(scale=[0.01]))

@@ -4,6 +4,7 @@
 // 2^cell_scale_power). The real multipliers come from the front end; here they
 // become TFLite's multiplier and shift, and the cell state's tanh gets the input
 // rescale TFLite Micro derives from the cell scale's power of two.
+#include <algorithm>
 #include <cmath>
 
 #include "lower/lower_util.h"
@@ -57,8 +58,14 @@ KernelCall lower_qlstm(const Node& n) {
   if (y->shape != out_shape) throw CompileError(n.describe() + ": output should be " + shape_str(out_shape));
   check_fits_32bit(n, x->shape);
   check_fits_32bit(n, wr->shape);
-  // Exact int32 accumulators: |sum| <= taps * 255 * 128 plus the bias.
+  // Exact int32 accumulators (no overflow for any input): |bias| + taps * 255 * 128
+  // must stay below 2^31.
   if (std::max(n_input, n_cell) > 16384) throw CompileError(n.describe() + ": more than 16384 inputs or cells");
+  int64_t max_bias = 0;
+  for (int64_t b : bias->constant->to_int64s()) max_bias = std::max(max_bias, b < 0 ? -b : b);
+  if (max_bias + std::max(n_input, n_cell) * 255 * 128 >= (int64_t(1) << 31))
+    throw CompileError(n.describe() + ": a bias of " + std::to_string(max_bias) +
+                       " could overflow the int32 accumulator");
   const int64_t x_zp = n.attr_int("x_zero_point", 0), h_zp = n.attr_int("h_zero_point", 0);
   if (x_zp < -128 || x_zp > 127 || h_zp < -128 || h_zp > 127)
     throw CompileError(n.describe() + ": zero points must be int8 values");
