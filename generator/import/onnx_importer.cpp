@@ -13,6 +13,7 @@
 
 #include "import/control_flow.h"
 #include "import/model_bytes.h"
+#include "import/newer_opsets.h"
 #include "import/node_validation.h"
 #include "import/tensor_proto.h"
 #include "util/error.h"
@@ -154,9 +155,16 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
                            np.op_type() + ") is an ai.onnx operator");
     opset = kMaxOpset;
   }
+  const fs::path base_dir = model_path.parent_path();
+  // Model-local functions are inlined, and opsets 18..21 brought down to the
+  // opset-17 forms ONNX 1.12's checker and shape inference know (import/newer_opsets.h).
+  inline_model_functions(model);
+  if (opset > kMaxOpset && opset <= kNewestOpset) {
+    lower_newer_opset(model, opset, kMaxOpset, base_dir);
+    opset = kMaxOpset;
+  }
   // Before ONNX's converter, checker or shape inference see the model: they trust
   // attributes, arities and tensor lengths (import/node_validation.h).
-  const fs::path base_dir = model_path.parent_path();
   {
     ModelProtoChecks checks;
     checks.base_dir = base_dir;
@@ -191,7 +199,7 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
   }
   if (opset < kMinOpset || opset > kMaxOpset)
     throw CompileError("model uses opset " + std::to_string(opset) + "; Kiln supports ai.onnx opsets " +
-                       std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset));
+                       std::to_string(kMinOpset) + " to " + std::to_string(kNewestOpset));
 
   // Apply user input shapes before checking, so inference sees them.
   auto* g = model.mutable_graph();
