@@ -22,13 +22,19 @@ done
 MODELS="kws_ref_model vww_96_int8 pretrainedResnet_quant ad01_int8"
 BOARDS="mps2-an386 mps3-an547 mps2-an385"
 declare -A LABEL=([kws_ref_model]=KWS [vww_96_int8]=VWW [pretrainedResnet_quant]=IC [ad01_int8]=AD)
+# Issue 13's instruction targets (M4 for every model, M55 for KWS).
+declare -A TARGET=([kws_ref_model.mps2-an386]=4000000 [vww_96_int8.mps2-an386]=8000000
+                   [pretrainedResnet_quant.mps2-an386]=15000000 [ad01_int8.mps2-an386]=400000
+                   [kws_ref_model.mps3-an547]=1500000)
 mkdir -p "$WORK"
 
 median3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 
+# "target" is the figure of issue 13 where it names one, with the ratio measured/target.
 # run FORMAT MODEL_FILE MODEL BOARD -> "instr workspace bound params status"
 run() {
-  local fmt=$1 file=$2 model=$3 board=$4 log="$WORK/$fmt.$model.$board.log"
+  local fmt=$1 file=$2 model=$3 board=$4
+  local log="$WORK/$fmt.$model.$board.log"
   "$KILN" verify "$file" --data "$DATA/$model/test_data_set_0" --data "$DATA/$model/test_data_set_1" \
       --data "$DATA/$model/test_data_set_2" --board "$board" --crt-cache "$WORK/crt-cache" \
       --with-workspace-buffer "name=sram" --with-parameter-buffer "name=flash" \
@@ -43,21 +49,33 @@ run() {
   echo "$med ${ws:--} ${lb:--} ${par:--} $status"
 }
 
-fmt_m() { [ "$1" = "-" ] && echo "-" || awk -v v="$1" 'BEGIN{printf "%.2fM", v/1e6}'; }
+fmt_m() { [ -z "$1" ] || [ "$1" = "-" ] && echo "-" || awk -v v="$1" 'BEGIN{printf "%.2fM", v/1e6}'; }
 
 {
-  echo "| model | format | board | instructions / inference | workspace B | lower bound B | parameters B | outputs |"
-  echo "|---|---|---|---|---|---|---|---|"
+  echo "| model | format | board | instructions / inference | target | workspace B | lower bound B | parameters B | outputs |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   for m in $MODELS; do
     for fmt in tflite qdq; do
       if [ "$fmt" = tflite ]; then file="$DATA/$m.tflite"; else
         [ -n "$QDQ" ] && [ -f "$QDQ/$m.onnx" ] || continue; file="$QDQ/$m.onnx"; fi
       for b in $BOARDS; do
         read -r instr ws lb par st <<< "$(run $fmt "$file" $m $b)"
-        echo "| ${LABEL[$m]} | $fmt | $b | $(fmt_m "$instr") ($instr) | $ws | $lb | $par | $st |"
+        t=${TARGET[$m.$b]:-}
+        tgt="-"; [ -n "$t" ] && [ "$instr" != "-" ] &&
+          tgt="$(fmt_m "$t") ($(awk -v a="$instr" -v b="$t" 'BEGIN{printf "%.2fx", a/b}'))"
+        echo "| ${LABEL[$m]} | $fmt | $b | $(fmt_m "$instr") ($instr) | $tgt | $ws | $lb | $par | $st |"
       done
     done
   done
+  # Where the time goes: the per-operator profile of KWS on the M4.
+  echo
+  echo "Per operator, KWS (.tflite) on mps2-an386, test_data_set_0 (\`kiln verify --profile\`):"
+  echo
+  echo '```'
+  "$KILN" verify "$DATA/kws_ref_model.tflite" --data "$DATA/kws_ref_model/test_data_set_0" --board mps2-an386 \
+      --crt-cache "$WORK/crt-cache" --profile --timeout 600 2>&1 |
+    awk '/profile \(instructions per operator call\)/ {on = 1; next} on && /^memory:/ {exit} on {sub(/^    /, ""); print}'
+  echo '```'
 } > "$WORK/mlperf_table.md"
 cat "$WORK/mlperf_table.md"
 

@@ -45,5 +45,9 @@
 #include "kiln/nn_s8_pool.h"
 #include "kiln/nn_s8_elementwise.h"
 #include "kiln/nn_s8_softmax.h"
+#include "kiln/nn_s8_quantize.h"
+#include "kiln/nn_s8_reduce.h"
+#include "kiln/nn_s8_resize.h"
+#include "kiln/nn_s8_matmul.h"
 
 #endif /* KILN_KERNELS_H */

@@ -66,7 +66,10 @@ std::string Node::describe() const { return op_type + " '" + name + "'"; }
 
 Value* Graph::add_value(std::string name, DType dtype, Shape shape) {
   if (by_name_.count(name)) throw CompileError("the model names two values '" + name + "'; value names must be unique");
-  checked_elements(shape, "value '" + name + "'");
+  // -1 marks a dimension not known yet (shape_known is false until inference or
+  // folding settles it); only a fully known shape can be checked for size.
+  if (std::none_of(shape.begin(), shape.end(), [](int64_t d) { return d == -1; }))
+    checked_elements(shape, "value '" + name + "'");
   auto v = std::make_unique<Value>();
   v->name = std::move(name);
   v->dtype = dtype;

@@ -52,6 +52,10 @@ void ensure_registered() {
     register_qnn_elementwise_lowerings();
     register_qnn_lookup_lowerings();
     register_qnn_softmax_lowerings();
+    register_qnn_quantize_lowerings();
+    register_qnn_mean_lowerings();
+    register_qnn_resize_lowerings();
+    register_qnn_batch_matmul_lowerings();
     return true;
   }();
   (void)done;

@@ -39,7 +39,7 @@ void reshape(ImportContext& c, const Operator& op, size_t max_inputs) {
   c.add(op, "Reshape", {c.value(op, 0), c.int64s(op, y.shape, "shape")}, {c.output_value(op, 0)});
 }
 
-// QUANTIZE: float -> int8 is QuantizeLinear; int8 -> int8 a requantization table.
+// QUANTIZE: float -> int8 is KilnQQuantizeF32; int8 -> int8 a requantization table.
 void quantize(ImportContext& c, const Operator& op) {
   c.require_arity(op, 1, 1, 1);
   const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
@@ -47,9 +47,10 @@ void quantize(ImportContext& c, const Operator& op) {
   if (x.dtype == DType::Int8) return quantize_int8_to_int8(c, op);
   c.require_dtype(op, x, DType::Float32);
   if (x.shape != y.shape) c.fail(op, "input and output shapes differ");
-  Value* s = c.constant(op, Constant::from_floats({}, {c.scale(op, y)}), "scale");
-  Value* z = c.constant(op, Constant::from_wide(DType::Int8, {}, {WideNum{.i = c.zero_point(op, y)}}), "zero_point");
-  c.add(op, "QuantizeLinear", {c.value(op, 0), s, z}, {c.output_value(op, 0)});
+  // TFLite rounds x / scale half away from zero (ONNX QuantizeLinear: to even).
+  Node* n = c.add(op, "KilnQQuantizeF32", {c.value(op, 0)}, {c.output_value(op, 0)});
+  n->attrs["y_scale"] = double(c.scale(op, y));
+  n->attrs["y_zero_point"] = c.zero_point(op, y);
 }
 
 // DEQUANTIZE: int8 -> float is DequantizeLinear.
@@ -222,21 +223,23 @@ void strided_slice(ImportContext& c, const Operator& op) {
     const int64_t dim = x.shape[d], step = strides[d];
     if (step == 0) c.fail(op, "a stride is 0");
     const bool shrink = (o->shrink_axis_mask() >> d) & 1;
-    // TFLite's StartForAxis / StopForAxis: masks take the whole axis; negative
-    // indices count from the end; then clamp to the range the step can visit.
-    auto clamp = [&](int64_t v) { return step > 0 ? std::clamp<int64_t>(v, 0, dim) : std::clamp<int64_t>(v, -1, dim - 1); };
-    int64_t s = begin[d];
-    if ((o->begin_mask() >> d) & 1 && !shrink) s = step > 0 ? 0 : dim - 1;
-    else s = clamp(s < 0 ? s + dim : s);
+    if (shrink && step < 0) c.fail(op, "shrink_axis_mask with a negative stride is not supported");
+    // TFLite's StridedSliceStartForAxis / StridedSliceEndForAxis: a negative index
+    // counts from the end, then the index is clamped to the range the step can
+    // visit, then a mask takes the whole axis. A shrunk axis keeps one element;
+    // with `offset`, end is relative to the (adjusted) start.
+    auto clamp = [&](int64_t v) {
+      if (v < 0) v += dim;
+      return step > 0 ? std::clamp<int64_t>(v, 0, dim) : std::clamp<int64_t>(v, -1, dim - 1);
+    };
+    int64_t s = clamp(begin[d]);
+    if ((o->begin_mask() >> d) & 1) s = step > 0 ? 0 : dim - 1;
     int64_t e;
     if (shrink) {
-      e = s + 1;
-      if (step < 0) c.fail(op, "shrink_axis_mask with a negative stride is not supported");
-    } else if ((o->end_mask() >> d) & 1) {
-      e = step > 0 ? dim : -1;
+      e = s >= dim ? s : s + 1;
     } else {
-      e = o->offset() ? begin[d] + end[d] : end[d];
-      e = clamp(e < 0 && !(o->offset()) ? e + dim : e);
+      e = clamp(o->offset() ? end[d] + s : end[d]);
+      if ((o->end_mask() >> d) & 1) e = step > 0 ? dim : -1;
     }
     starts.push_back(s);
     ends.push_back(e);

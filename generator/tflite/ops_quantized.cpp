@@ -237,6 +237,114 @@ void unary_lookup(ImportContext& c, const Operator& op) {
   add_lookup(c, op, c.value(op, 0), t, c.output_value(op, 0), "");
 }
 
+
+// An int8 Transpose of `v` by `perm` (data movement, same quantization).
+Value* transposed_int8(ImportContext& c, const Operator& op, Value* v, const std::vector<int64_t>& perm,
+                       const std::string& what) {
+  Shape s;
+  for (int64_t p : perm) s.push_back(v->shape[size_t(p)]);
+  Value* t = c.temp(op, DType::Int8, s, what);
+  Node* n = c.add(op, "Transpose", {v}, {t}, what);
+  n->attrs["perm"] = perm;
+  return t;
+}
+
+// MEAN: TFLite's QuantizedMeanOrSum. KilnQMean reduces one contiguous run of
+// axes; other axis sets are moved to the end by a Transpose first (the kept
+// axes keep their order, so the output's elements are in the same order).
+void mean(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 2, 2, 1);
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  check_int8_io(c, op, {&x, &y});
+  const Tensor& axes_t = c.input(op, 1);
+  if (axes_t.dtype != DType::Int32) c.fail(op, "axes must be int32");
+  c.options<fb::ReducerOptions>(op, false);  // present ones must be the right table
+  const int64_t rank = int64_t(x.shape.size());
+  std::vector<bool> reduced(size_t(rank), false);
+  for (int64_t a : c.constant_input(op, 1)->to_int64s()) {
+    if (a < -rank || a >= rank) c.fail(op, "axis " + std::to_string(a) + " is out of range for rank " + std::to_string(rank));
+    reduced[size_t(a < 0 ? a + rank : a)] = true;
+  }
+  std::vector<int64_t> kept, gone;
+  int64_t kept_elements = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    (reduced[size_t(d)] ? gone : kept).push_back(d);
+    if (!reduced[size_t(d)]) kept_elements *= x.shape[size_t(d)];
+  }
+  if (gone.empty()) c.fail(op, "no axis to reduce");
+  if (shape_elements(y.shape) != kept_elements)
+    c.fail(op, "output '" + y.name + "' has shape " + shape_str(y.shape) + ", expected " +
+                   std::to_string(kept_elements) + " elements");
+  Value* xv = c.value(op, 0);
+  std::vector<int64_t> axes = gone;
+  if (gone.back() - gone.front() + 1 != int64_t(gone.size())) {
+    std::vector<int64_t> perm = kept;
+    perm.insert(perm.end(), gone.begin(), gone.end());
+    xv = transposed_int8(c, op, xv, perm, "reduced_last");
+    axes.clear();
+    for (size_t i = 0; i < gone.size(); ++i) axes.push_back(int64_t(kept.size() + i));
+  }
+  Node* n = c.add(op, "KilnQMean", {xv}, {c.output_value(op, 0)});
+  n->attrs["axes"] = axes;
+  n->attrs["x_zero_point"] = c.zero_point(op, x);
+  n->attrs["y_zero_point"] = c.zero_point(op, y);
+  n->attrs["requant_scale"] = double(c.scale(op, x)) / double(c.scale(op, y));
+}
+
+// RESIZE_BILINEAR: TFLite's ResizeBilinearInteger (input and output quantization
+// equal: the kernel interpolates stored values).
+void resize_bilinear(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 2, 2, 1);
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  check_int8_io(c, op, {&x, &y});
+  c.require_rank(op, x, 4);
+  c.require_rank(op, y, 4);
+  if (c.scale(op, x) != c.scale(op, y) || c.zero_point(op, x) != c.zero_point(op, y))
+    c.fail(op, "input and output must have the same quantization");
+  const auto* o = c.options<fb::ResizeBilinearOptions>(op, false);
+  const bool align_corners = o && o->align_corners(), half_pixel = o && o->half_pixel_centers();
+  if (align_corners && half_pixel) c.fail(op, "align_corners and half_pixel_centers cannot both be set");
+  const Tensor& size_tensor = c.input(op, 1);
+  if (size_tensor.dtype != DType::Int32) c.fail(op, "the size input must be int32");
+  const auto size = c.constant_input(op, 1)->to_int64s();
+  if (size.size() != 2 || size[0] != y.shape[1] || size[1] != y.shape[2] || y.shape[0] != x.shape[0] ||
+      y.shape[3] != x.shape[3] || size[0] <= 0 || size[1] <= 0 || x.shape[1] <= 0 || x.shape[2] <= 0)
+    c.fail(op, "the size input does not match the output shape");
+  Node* n = c.add(op, "KilnQResizeBilinear", {c.value(op, 0)}, {c.output_value(op, 0)});
+  n->attrs["align_corners"] = int64_t(align_corners);
+  n->attrs["half_pixel_centers"] = int64_t(half_pixel);
+}
+
+// BATCH_MATMUL: an adjoint operand is transposed (int8 data movement), then
+// TFLite's int8 BatchMatMul (per-tensor scales, no fused activation).
+void batch_matmul(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 2, 2, 1);
+  const Tensor &a = c.input(op, 0), &b = c.input(op, 1), &y = c.output(op, 0);
+  check_int8_io(c, op, {&a, &b, &y});
+  if (a.shape.size() < 2 || b.shape.size() < 2 || a.shape.size() > 5 || b.shape.size() > 5)
+    c.fail(op, "inputs must have rank 2 to 5");
+  const auto* o = c.options<fb::BatchMatMulOptions>(op, false);
+  auto operand = [&](size_t i, bool adjoint) {
+    Value* v = c.value(op, i);
+    if (!adjoint) return v;
+    std::vector<int64_t> perm;
+    for (size_t d = 0; d < v->shape.size(); ++d) perm.push_back(int64_t(d));
+    std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+    return transposed_int8(c, op, v, perm, "adjoint_" + std::to_string(i));
+  };
+  Value* av = operand(0, o && o->adj_x());
+  Value* bv = operand(1, o && o->adj_y());
+  if (av->shape.back() != bv->shape[bv->shape.size() - 2])
+    c.fail(op, "inner dimensions differ: " + shape_str(av->shape) + " x " + shape_str(bv->shape));
+  Node* n = c.add(op, "KilnQBatchMatMul", {av, bv}, {c.output_value(op, 0)});
+  n->attrs["a_zero_point"] = c.zero_point(op, a);
+  n->attrs["b_zero_point"] = c.zero_point(op, b);
+  n->attrs["y_zero_point"] = c.zero_point(op, y);
+  n->attrs["requant_scale"] = double(c.scale(op, a)) * double(c.scale(op, b)) / double(c.scale(op, y));
+  n->attrs["act_min"] = int64_t(-128);
+  n->attrs["act_max"] = int64_t(127);
+}
+
 }  // namespace
 
 Value* add_lookup(ImportContext& c, const Operator& op, Value* x, const std::array<int8_t, 256>& table, Value* out,
@@ -274,6 +382,9 @@ void register_quantized_ops() {
   register_op(B::MAX_POOL_2D, OpFlavor::Int8,
               [](ImportContext& c, const Operator& op) { pool_2d(c, op, "KilnQMaxPool2D"); });
   register_op(B::SOFTMAX, OpFlavor::Int8, softmax);
+  register_op(B::MEAN, OpFlavor::Int8, mean);
+  register_op(B::RESIZE_BILINEAR, OpFlavor::Int8, resize_bilinear);
+  register_op(B::BATCH_MATMUL, OpFlavor::Int8, batch_matmul);
   for (B code : {B::LOGISTIC, B::TANH, B::HARD_SWISH, B::LEAKY_RELU, B::RELU, B::RELU6, B::RELU_N1_TO_1})
     register_op(code, OpFlavor::Int8, unary_lookup);
 }

@@ -53,7 +53,7 @@ std::vector<int8_t> run_conv(const ConvCase& c, const std::vector<int8_t>& x, co
   const int cin_g = c.cin / c.groups, taps = c.kh * c.kw * cin_g;
   std::vector<int64_t> w64(w.begin(), w.end());
   const std::vector<int16_t> wk = s8test::to_int16(kiln::s8_weight_blocks(w64, c.groups, c.cout / c.groups, taps));
-  const std::vector<kiln_s8_requant_t> rq = s8test::requant_table(q.scales);
+  const std::vector<kiln_s8_requant_t> rq = s8test::requant_table(q.scales, q.y_zp);
   kiln_conv2d_s8_params_t p{};
   p.batch = c.n, p.in_h = c.h, p.in_w = c.w, p.in_c = c.cin;
   p.out_h = c.oh(), p.out_w = c.ow(), p.out_c = c.cout;
@@ -180,7 +180,7 @@ void check_depthwise(const DwCase& c, std::mt19937& rng, bool with_bias = true) 
         }
   std::vector<int64_t> w64(w.begin(), w.end());
   const auto wk = s8test::to_int16(kiln::s8_depthwise_weights(w64, c.kh * c.kw, cout));
-  const auto rq = s8test::requant_table(q.scales);
+  const auto rq = s8test::requant_table(q.scales, q.y_zp);
   kiln_depthwise_conv2d_s8_params_t p{};
   p.batch = c.n, p.in_h = c.h, p.in_w = c.w, p.in_c = c.cin, p.out_h = oh, p.out_w = ow, p.out_c = cout;
   p.kernel_h = c.kh, p.kernel_w = c.kw, p.stride_h = c.sh, p.stride_w = c.sw, p.dilation_h = c.dh, p.dilation_w = c.dw;
@@ -230,8 +230,8 @@ TEST(S8Requant, FoldedRoundingEqualsTfliteDoubleRounding) {
   std::uniform_int_distribution<int32_t> small(-70000, 70000), any(INT32_MIN, INT32_MAX), zp(-128, 127);
   for (int t = 0; t < 4000; ++t) {
     const double scale = std::ldexp(frac(rng), int(expo(rng)));
-    const auto rq = s8test::requant_table({scale});
     const int32_t y_zp = zp(rng);
+    const auto rq = s8test::requant_table({scale}, y_zp);
     for (int i = 0; i < 50; ++i) {
       int32_t acc = i < 40 ? small(rng) : any(rng);
       if (i == 0) acc = INT32_MIN;
@@ -252,15 +252,15 @@ TEST(S8Requant, ShortFormEqualsTfliteWhereTheKernelsUseIt) {
   std::uniform_int_distribution<int32_t> small(-70000, 70000), big(-(1 << 30) + 1, (1 << 30) - 1), zp(-128, 127);
   for (int t = 0; t < 4000; ++t) {
     const double scale = std::ldexp(frac(rng), int(expo(rng)));
-    const auto rq = s8test::requant_table({scale});
-    if (rq[0].exponent < 1) continue;
     const int32_t y_zp = zp(rng);
+    const auto rq = s8test::requant_table({scale}, y_zp);
+    if (rq[0].exponent < 1 || rq[0].exponent > 22) continue;
     for (int i = 0; i < 50; ++i) {
       const int32_t acc = i < 40 ? small(rng) : big(rng);
       const int64_t expected = int64_t(y_zp) + kiln::quant::multiply_by_quantized_multiplier(
                                                    acc, kiln::quant::quantize_multiplier(scale).multiplier,
                                                    kiln::quant::quantize_multiplier(scale).shift);
-      ASSERT_EQ(int64_t(y_zp) + kiln_s8_requant_short(acc, &rq[0]), expected) << "acc " << acc << " scale " << scale;
+      ASSERT_EQ(int64_t(kiln_s8_requant_short(acc, &rq[0])), expected) << "acc " << acc << " scale " << scale;
       kiln_s8_output_t o{y_zp, -128, 127, 1, 1};
       ASSERT_EQ(int(kiln_s8_output_as(acc, &rq[0], &o, 3)), int(s8test::reference_output(acc, scale, y_zp, -128, 127)));
     }
@@ -268,19 +268,23 @@ TEST(S8Requant, ShortFormEqualsTfliteWhereTheKernelsUseIt) {
 }
 
 TEST(S8Requant, ShortFormIsChosenOnlyWhenAccumulatorsFit) {
-  const auto rq = s8test::requant_table({0.001, 0.002});
+  const auto rq = s8test::requant_table({0.001, 0.002}, -5);
   const int32_t small_bias[2] = {1000, -1000}, big_bias[2] = {1000, -(1 << 29)};
-  EXPECT_EQ(kiln_s8_short_form_ok(rq.data(), small_bias, 2, 576), 1);
-  EXPECT_EQ(kiln_s8_short_form_ok(rq.data(), big_bias, 2, 576 * 64), 0);
-  EXPECT_EQ(kiln_s8_short_form_ok(rq.data(), nullptr, 2, 1 << 16), 0);  // 2^16 * 255 * 128 >= 2^30
-  EXPECT_EQ(kiln_s8_short_form_ok(rq.data(), nullptr, 2, 1 << 15), 1);
-  const auto left = s8test::requant_table({0.75});                         // S >= 0: no right shift
-  EXPECT_EQ(kiln_s8_short_form_ok(left.data(), nullptr, 1, 9), 0);
+  EXPECT_EQ(kiln_s8_short_form_ok(rq.data(), small_bias, 2, 576, -5), 1);
+  EXPECT_EQ(kiln_s8_short_form_ok(rq.data(), small_bias, 2, 576, 7), 0);  // round_offset is for -5
+  EXPECT_EQ(kiln_s8_short_form_ok(rq.data(), big_bias, 2, 576 * 64, -5), 0);
+  EXPECT_EQ(kiln_s8_short_form_ok(rq.data(), nullptr, 2, 1 << 16, -5), 0);  // 2^16 * 255 * 128 >= 2^30
+  EXPECT_EQ(kiln_s8_short_form_ok(rq.data(), nullptr, 2, 1 << 15, -5), 1);
+  const auto left = s8test::requant_table({0.75}, 0);                         // S >= 0: no right shift
+  EXPECT_EQ(kiln_s8_short_form_ok(left.data(), nullptr, 1, 9, 0), 0);
+  const auto tiny = s8test::requant_table({std::ldexp(0.75, -24)}, 3);  // exponent 24 > 22
+  EXPECT_EQ(tiny[0].round_offset, 0);
+  EXPECT_EQ(kiln_s8_short_form_ok(tiny.data(), nullptr, 1, 9, 3), 0);
 }
 
 TEST(S8Requant, ExactHalfwayCasesRoundAwayFromZero) {
   // scale 2^-4: M = 2^30, S = -3. acc = +-8 -> +-0.5 -> +-1; acc = +-24 -> +-1.5 -> +-2.
-  const auto rq = s8test::requant_table({1.0 / 16.0});
+  const auto rq = s8test::requant_table({1.0 / 16.0}, 0);
   const kiln_s8_output_t o{0, -128, 127, 0, 0};
   for (int32_t acc : {8, -8, 24, -24, 7, -7, 9, -9})
     EXPECT_EQ(int(kiln_s8_output(acc, &rq[0], &o)), int(s8test::reference_output(acc, 1.0 / 16.0, 0, -128, 127)))

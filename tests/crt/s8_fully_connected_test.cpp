@@ -22,7 +22,7 @@ void check_fc(int rows, int k, int nout, std::mt19937& rng, bool with_bias = tru
     }
   std::vector<int64_t> w64(w.begin(), w.end());
   const auto wk = s8test::to_int16(kiln::s8_weight_blocks(w64, 1, nout, k));
-  const auto rq = s8test::requant_table(q.scales);
+  const auto rq = s8test::requant_table(q.scales, q.y_zp);
   kiln_fully_connected_s8_params_t p{};
   p.rows = rows, p.in_features = k, p.out_features = nout;
   p.input_offset = -q.x_zp, p.output_offset = q.y_zp, p.act_min = q.act_min, p.act_max = q.act_max;

@@ -16,8 +16,8 @@
 
 namespace s8test {
 
-inline std::vector<kiln_s8_requant_t> requant_table(const std::vector<double>& scales) {
-  kiln::ConstantPtr c = kiln::s8_requant_table(scales);
+inline std::vector<kiln_s8_requant_t> requant_table(const std::vector<double>& scales, int32_t y_zp) {
+  kiln::ConstantPtr c = kiln::s8_requant_table(scales, y_zp);
   std::vector<kiln_s8_requant_t> t(scales.size());
   EXPECT_EQ(c->size_bytes(), t.size() * sizeof(kiln_s8_requant_t));
   std::memcpy(t.data(), c->data(), c->size_bytes());

@@ -53,7 +53,10 @@ ModelBuilder tiny_cnn() {
   return m;
 }
 
-constexpr uint64_t kWeightBytes = (54 + 3 + 108 + 4) * sizeof(float);
+// Parameter bytes as the kernels read them: the Conv's 3x2x3x3 weights packed in a
+// block of four output channels (one zero channel, 4 x 18 floats), its bias, the
+// Gemm's 4x27 weights packed (one block of four rows) and its bias row.
+constexpr uint64_t kWeightBytes = (4 * 18 + 3 + 108 + 4) * sizeof(float);
 
 CompileOptions quiet_options(const fs::path& out, const std::string& name = "tiny") {
   CompileOptions o;

@@ -96,9 +96,15 @@ TEST(LowerConv, GeneralConvDeclaresAnIm2colScratchTheKernelCanUse) {
   EXPECT_EQ(k.params_type, "kiln_conv2d_params_t");
   EXPECT_CONTAINS(k.call, "$scratch0");
   EXPECT_CONTAINS(k.call, "$in0");
-  EXPECT_CONTAINS(k.call, "$in1");
   EXPECT_CONTAINS(k.call, "$out0");
   EXPECT_CONTAINS(k.call, "NULL");  // no bias
+  // Constant weights are packed in blocks of four output channels, [K][4] each.
+  EXPECT_CONTAINS(k.call, "$const0");
+  EXPECT_CONTAINS(k.params_init, "KILN_CONV_WEIGHTS_GEMM_BLOCKS");
+  ASSERT_EQ(k.constants.size(), 1u);
+  EXPECT_EQ(k.constants[0]->num_elements(), 4 * 27);
+  EXPECT_EQ(k.constants[0]->as_double(4 * 5 + 2), 0.5);  // channel 2, reduction index 5
+  EXPECT_EQ(k.unread_inputs, std::vector<int>{1});
   // The kernel lays out tile_rows output rows of patches: K x (tile_rows * w_out) floats.
   const uint64_t row_bytes = 3 * 3 * 3 * 6 * sizeof(float);
   const int64_t tile_rows = field(k.params_init, "tile_rows");
@@ -133,17 +139,44 @@ TEST(LowerConv, GroupedConvScratchCoversOneGroup) {
   EXPECT_EQ(field(k.params_init, "pad_top"), 1);
 }
 
-TEST(LowerConv, PointwiseAndDepthwiseNeedNoScratch) {
+TEST(LowerConv, PointwiseNeedsNoScratch) {
   ConvCase pw({1, 8, 5, 5}, {4, 8, 1, 1}, {1, 4, 5, 5});
   KernelCall k = lower_node(*pw.n);
   EXPECT_TRUE(k.scratch.empty());
   EXPECT_EQ(field(k.params_init, "tile_rows"), 0);
   EXPECT_EQ(k.call.find("$scratch"), std::string::npos);
+  EXPECT_CONTAINS(k.params_init, "KILN_CONV_WEIGHTS_GEMM_BLOCKS");
+}
 
+TEST(LowerConv, Depthwise3x3GetsPackedTapsAndARingOfPaddedRows) {
   ConvCase dw({1, 8, 5, 5}, {8, 1, 3, 3}, {1, 8, 3, 3}, /*group=*/8);
   KernelCall kd = lower_node(*dw.n);
-  EXPECT_TRUE(kd.scratch.empty());
+  EXPECT_CONTAINS(kd.params_init, "KILN_CONV_WEIGHTS_DEPTHWISE_3X3");
+  ASSERT_EQ(kd.constants.size(), 1u);
+  EXPECT_EQ(kd.constants[0]->num_elements(), 8 * 10);  // nine taps and the bias per channel
+  EXPECT_EQ(kd.constants[0]->as_double(9), 0.0);         // no bias input: 0
+  ASSERT_EQ(kd.scratch.size(), 1u);
+  EXPECT_EQ(kd.scratch[0].size_bytes, 3 * ((3 - 1) * 1 + 3) * sizeof(float));  // three rows of w_out + 2
+  EXPECT_CONTAINS(kd.call, "$scratch0");
   EXPECT_EQ(field(kd.params_init, "tile_rows"), 0);
+
+  // Other depthwise shapes keep ONNX's layout and the direct loop (no scratch).
+  ConvCase dw5({1, 8, 5, 5}, {8, 1, 5, 5}, {1, 8, 1, 1}, /*group=*/8);
+  KernelCall k5 = lower_node(*dw5.n);
+  EXPECT_TRUE(k5.scratch.empty());
+  EXPECT_CONTAINS(k5.params_init, "KILN_CONV_WEIGHTS_OIHW");
+  EXPECT_CONTAINS(k5.call, "$in1");
+}
+
+TEST(LowerConv, RuntimeWeightsKeepTheOnnxLayout) {
+  OneNode t;
+  t.in("x", {1, 3, 8, 8});
+  t.in("w", {4, 3, 3, 3});
+  t.out("y", {1, 4, 6, 6});
+  KernelCall k = lower_node(t.make("Conv", "c"));
+  EXPECT_CONTAINS(k.params_init, "KILN_CONV_WEIGHTS_OIHW");
+  EXPECT_CONTAINS(k.call, "$in1");
+  EXPECT_TRUE(k.constants.empty());
 }
 
 TEST(LowerConv, BiasIsPassed) {

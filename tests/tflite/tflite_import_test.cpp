@@ -178,8 +178,8 @@ TEST(TfliteFile, BufferDataOutsideTheFlatbuffer) {
 // CompileError: never a crash, a hang or another exception (the host tests run
 // under ASan/UBSan).
 TEST(TfliteFile, EveryByteCorruptionIsRefusedCleanly) {
-  for (const char* name : {"tiny_int8_conv", "int8_misc", "float_cnn", "float_data_movement", "float_lstm",
-                           "float_resize_matmul"}) {
+  for (const char* name : {"tiny_int8_conv", "int8_misc", "int8_ops", "int8_tables", "float_cnn",
+                           "float_data_movement", "float_lstm", "float_resize_matmul", "float_misc"}) {
     const std::vector<uint8_t> good = read_bytes(kTests / "models" / (std::string(name) + ".tflite"));
     ASSERT_GT(good.size(), 100u) << name;
     size_t refused = 0, loaded = 0;
@@ -217,7 +217,9 @@ TEST(TfliteImport, Int8LookupsConcatRequantizationAndPad) {
   // 4 functions; the 3 concat inputs that need requantizing fold their requantization
   // into the function's table; QUANTIZE int8->int8 after the pad.
   EXPECT_EQ(h["KilnQLookup"], 5);
-  EXPECT_EQ(h["QuantizeLinear"], 1);
+  // The float -> int8 boundary rounds as TFLite does (not ONNX's QuantizeLinear).
+  EXPECT_EQ(h["KilnQQuantizeF32"], 1);
+  EXPECT_EQ(h["QuantizeLinear"], 0);
   EXPECT_EQ(h["DequantizeLinear"], 1);
   const tflite::QuantParams xq{0.05f, 3};
   const Node* leaky = node_named(*g, "LEAKY_RELU_4");
@@ -255,6 +257,38 @@ TEST(TfliteImport, Int8LookupsConcatRequantizationAndPad) {
   EXPECT_EQ(rows->outputs[0]->dtype, DType::Int8);
 }
 
+
+TEST(TfliteImport, Int8MeanResizeBatchMatMulBecomeIntegerOps) {
+  auto g = import_tflite(kTests / "models" / "int8_ops.tflite");
+  auto h = histogram(*g);
+  EXPECT_EQ(h["KilnQQuantizeF32"], 2);
+  EXPECT_EQ(h["KilnQMean"], 2);
+  EXPECT_EQ(h["KilnQResizeBilinear"], 3);
+  EXPECT_EQ(h["KilnQBatchMatMul"], 3);
+  EXPECT_EQ(h["QuantizeLinear"] + h["ReduceMean"] + h["Resize"] + h["MatMul"], 0);
+  // Contiguous axes reduce in place; scale ratio in double from the float32 scales.
+  const Node* hw = node_named(*g, "MEAN_2");
+  ASSERT_NE(hw, nullptr);
+  EXPECT_EQ(hw->attr_ints("axes"), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(hw->attr_float("requant_scale", 0), double(0.125f) / double(0.05f));
+  // Axes {1, 3} are not contiguous: a Transpose moves them last first.
+  const Node* hc = node_named(*g, "MEAN_3");
+  ASSERT_NE(hc, nullptr);
+  EXPECT_EQ(hc->attr_ints("axes"), (std::vector<int64_t>{2, 3}));
+  ASSERT_NE(hc->inputs[0]->producer, nullptr);
+  EXPECT_EQ(hc->inputs[0]->producer->op_type, "Transpose");
+  EXPECT_EQ(hc->inputs[0]->producer->attr_ints("perm"), (std::vector<int64_t>{0, 2, 1, 3}));
+  // adj_x transposes the run-time operand; the constant one is read as it is.
+  const Node* gram = node_named(*g, "BATCH_MATMUL_10");
+  ASSERT_NE(gram, nullptr);
+  ASSERT_NE(gram->inputs[0]->producer, nullptr);
+  EXPECT_EQ(gram->inputs[0]->producer->op_type, "Transpose");
+  EXPECT_EQ(gram->attr_float("requant_scale", 0), double(0.125f) * double(0.125f) / double(8.0f));
+  const Node* half = node_named(*g, "RESIZE_BILINEAR_4");
+  ASSERT_NE(half, nullptr);
+  EXPECT_EQ(half->attr_int("half_pixel_centers", 0), 1);
+  EXPECT_EQ(half->attr_int("align_corners", 1), 0);
+}
 
 // Random corruptions of a real model (a few bytes each, fixed seed), including
 // truncations: each loads and imports or is refused with a one-line CompileError.

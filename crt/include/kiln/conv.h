@@ -27,7 +27,20 @@ typedef struct {
   int32_t pad_front, pad_top, pad_left;
   uint32_t groups;
   uint32_t tile_rows;
+  uint32_t weights_layout; /* KILN_CONV_WEIGHTS_*: how `weights` (and the bias) are laid out */
 } kiln_conv2d_params_t;
+
+/* weights_layout values. OIHW: ONNX's [C_out][C_in/groups][k_d][k_h][k_w].
+ * GEMM_BLOCKS: per group, the [C_out/groups][K] weight matrix (K = C_in/groups *
+ * k_d * k_h * k_w) in blocks of four output channels, each [K][4] (channel i of the
+ * block, reduction index r at 4r + i), the last block padded with zero channels;
+ * for 1x1 convolutions and im2col (tile_rows > 0). DEPTHWISE_3X3: per channel ten
+ * floats, the nine taps then the bias (the bias argument is not read); needs a
+ * depthwise 3x3 geometry (kiln_f32_depthwise3x3_supported) and `scratch` of
+ * 3 * ((w_out - 1) * stride_w + 3) floats. */
+#define KILN_CONV_WEIGHTS_OIHW 0u
+#define KILN_CONV_WEIGHTS_GEMM_BLOCKS 1u
+#define KILN_CONV_WEIGHTS_DEPTHWISE_3X3 2u
 
 kiln_status_t kiln_conv2d_f32(const kiln_conv2d_params_t* p, const float* in, const float* weights,
                               const float* bias, float* out, void* scratch);

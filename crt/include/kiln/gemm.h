@@ -19,6 +19,12 @@ typedef struct {
   uint8_t trans_a, trans_b;
   float alpha, beta;
   int32_t c_stride_m, c_stride_n;
+  /* b_packed: B is constant and packed by the compiler in blocks of four output
+   * columns, each [K][4] (column j of Y, reduction index r at 4r + j % 4), the
+   * last block padded with zeros; then alpha must be 1, trans_a 0, and C (may be
+   * NULL) is one value per column already multiplied by beta (c_stride_m 0,
+   * c_stride_n 1): Y[i][j] = C[j] + sum_r A[i][r] * B'[r][j]. */
+  uint8_t b_packed;
 } kiln_gemm_params_t;
 kiln_status_t kiln_gemm_f32(const kiln_gemm_params_t* p, const float* a, const float* b, const float* c, float* y);
 

@@ -37,17 +37,25 @@ extern "C" {
  *   double rounding of SaturatingRoundingDoublingHighMul then RoundingDivideByPOT
  *   into one rounding (a product that would saturate TFLite's int32 left shift
  *   clamps to the same act bound).
- * - short (S < 0 and |acc| < 2^30, which the kernels check per call from the bias
- *   and the number of taps): x = (2 * acc * multiplier + 2^31) >> 32 (SMMULR: the
- *   doubling high multiply, exact), then (x + (x < 0 ? -1 : 0) + exponent_round) >> exponent
- *   (RoundingDivideByPOT, ties away from zero).
+ * - short, the output offset included (S < 0, exponent <= 22 and |acc| < 2^30,
+ *   which the kernels check per call from the bias and the number of taps):
+ *     output_offset + requant(acc) =
+ *       ((2 * acc * multiplier + 2^31) >> 32) + (acc < 0 ? -1 : 0) + round_offset) >> exponent
+ *   with round_offset = 2^(exponent - 1) + (output_offset << exponent). The first
+ *   term is SaturatingRoundingDoublingHighMul (exact for |acc| < 2^30); the rest is
+ *   RoundingDivideByPOT (ties away from zero) with the offset added before the
+ *   shift, which is exact because it is a multiple of 2^exponent. TFLite corrects
+ *   by the sign of the product x, not of acc: they differ only where x = 0, and
+ *   there both give 0 since 2^(exponent - 1) - 1 < 2^exponent. On Arm the product
+ *   and the addition are one SMMLAR. A kernel uses the short form only when every
+ *   channel's round_offset matches its output_offset.
  *
  * The compiler stores the array as little-endian bytes; 32 bytes per channel,
  * 8-byte aligned.
  */
 typedef struct {
   int32_t multiplier;     /* M, in [2^30, 2^31) or 0 */
-  int32_t exponent_round; /* 2^(exponent - 1), or 0 when exponent is 0 */
+  int32_t round_offset;   /* 2^(exponent - 1) + (output_offset << exponent), or 0 (exponent 0 or > 22) */
   int32_t exponent;       /* -S when S < 0, else 0 (the short form needs >= 1) */
   int32_t shift;          /* total right shift of the general form, 1..62 */
   int64_t round_pos;

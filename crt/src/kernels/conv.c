@@ -13,6 +13,9 @@
  */
 #include "kiln/conv.h"
 
+#include "depthwise3x3_f32.h"
+#include "gemm_tiles_f32.h"
+
 /* out_rows[oc][j] = bias[oc] + sum_r w[oc][r] * col[r][j], for `cols` columns.
  * Four output channels and four columns at a time: each loaded column value feeds
  * four accumulators and each weight four, so the inner loop does 16 multiply-adds
@@ -178,10 +181,22 @@ static void im2col(const kiln_conv2d_params_t* p, const float* in, uint32_t cin_
   }
 }
 
+/* One group's output channels from packed weight blocks (KILN_CONV_WEIGHTS_GEMM_BLOCKS):
+ * out[oc][j] = bias[oc] + sum_r w[oc][r] * x[r * x_stride + j], j < cols. */
+static void conv_gemm_blocks(const float* wp, const float* x, uint32_t x_stride, uint32_t c_out, uint32_t k,
+                             uint32_t cols, float* out, uint32_t out_stride, const float* bias) {
+  uint32_t oc;
+  for (oc = 0; oc < c_out; oc += 4u, wp += KILN_F32_PACKED_BLOCK(k)) {
+    const uint32_t rows = c_out - oc < 4u ? c_out - oc : 4u;
+    kiln_f32_gemm_block(wp, bias != NULL ? bias + oc : NULL, rows, x, x_stride, k, cols, out + oc * out_stride,
+                        out_stride);
+  }
+}
+
 kiln_status_t kiln_conv2d_f32(const kiln_conv2d_params_t* p, const float* in, const float* weights,
                               const float* bias, float* out, void* scratch) {
   uint32_t b, g, cin_g, cout_g, k, sp_in, sp_out, out_rows;
-  int pointwise;
+  int pointwise, packed;
   if (p == NULL || in == NULL || weights == NULL || out == NULL) return KILN_ERR_NULL_POINTER;
   if (p->groups == 0u || p->c_in % p->groups != 0u || p->c_out % p->groups != 0u || p->stride_d == 0u ||
       p->stride_h == 0u || p->stride_w == 0u || p->dilation_d == 0u || p->dilation_h == 0u || p->dilation_w == 0u)
@@ -193,16 +208,36 @@ kiln_status_t kiln_conv2d_f32(const kiln_conv2d_params_t* p, const float* in, co
   sp_in = p->d_in * p->h_in * p->w_in;
   sp_out = p->d_out * p->h_out * p->w_out;
   out_rows = p->d_out * p->h_out;
+  if (p->weights_layout > KILN_CONV_WEIGHTS_DEPTHWISE_3X3) return KILN_ERR_BAD_ARGUMENT;
+  if (p->weights_layout == KILN_CONV_WEIGHTS_DEPTHWISE_3X3) {
+    if (!kiln_f32_depthwise3x3_supported(p)) return KILN_ERR_BAD_ARGUMENT;
+    if (scratch == NULL) return KILN_ERR_NULL_POINTER;
+    for (b = 0; b < p->n; ++b)
+      kiln_f32_depthwise3x3(p, in + b * p->c_in * sp_in, weights, out + b * p->c_out * sp_out, (float*)scratch);
+    return KILN_OK;
+  }
   pointwise = p->k_d == 1u && p->k_h == 1u && p->k_w == 1u && p->stride_d == 1u && p->stride_h == 1u &&
               p->stride_w == 1u && p->pad_front == 0 && p->pad_top == 0 && p->pad_left == 0 &&
               p->d_in == p->d_out && p->h_in == p->h_out && p->w_in == p->w_out;
+  packed = p->weights_layout == KILN_CONV_WEIGHTS_GEMM_BLOCKS;
+  if (packed && !pointwise && p->tile_rows == 0u) return KILN_ERR_BAD_ARGUMENT;
   for (b = 0; b < p->n; ++b) {
     for (g = 0; g < p->groups; ++g) {
       const float* in_g = in + (b * p->c_in + g * cin_g) * sp_in;
-      const float* w_g = weights + g * cout_g * k;
+      const float* w_g = weights + g * (packed ? (cout_g + 3u) / 4u * KILN_F32_PACKED_BLOCK(k) : cout_g * k);
       const float* bias_g = bias != NULL ? bias + g * cout_g : NULL;
       float* out_g = out + (b * p->c_out + g * cout_g) * sp_out;
-      if (pointwise) {
+      if (packed && pointwise) {
+        conv_gemm_blocks(w_g, in_g, sp_in, cout_g, k, sp_out, out_g, sp_out, bias_g);
+      } else if (packed) {
+        uint32_t r0;
+        for (r0 = 0; r0 < out_rows; r0 += p->tile_rows) {
+          const uint32_t rows = out_rows - r0 < p->tile_rows ? out_rows - r0 : p->tile_rows;
+          im2col(p, in_g, cin_g, r0, rows, (float*)scratch);
+          conv_gemm_blocks(w_g, (const float*)scratch, rows * p->w_out, cout_g, k, rows * p->w_out,
+                           out_g + r0 * p->w_out, sp_out, bias_g);
+        }
+      } else if (pointwise) {
         conv_gemm(w_g, in_g, cout_g, k, sp_out, out_g, sp_out, bias_g);
       } else if (p->tile_rows > 0u) {
         uint32_t r0;

@@ -1,9 +1,28 @@
 /* ONNX Gemm, float32: Y = alpha * A' * B' + beta * C. */
 #include "kiln/gemm.h"
 
+#include "gemm_tiles_f32.h"
+
+/* Y = A * B' + C with B' packed in blocks of four columns: one register-blocked
+ * matrix-vector product per row of A and block. */
+static kiln_status_t gemm_packed(const kiln_gemm_params_t* p, const float* a, const float* b, const float* c, float* y) {
+  uint32_t i, j;
+  if (p->trans_a || p->alpha != 1.0f || (c != NULL && (p->c_stride_m != 0 || p->c_stride_n != 1)))
+    return KILN_ERR_BAD_ARGUMENT;
+  for (i = 0; i < p->m; ++i) {
+    const float* wp = b;
+    for (j = 0; j < p->n; j += 4u, wp += KILN_F32_PACKED_BLOCK(p->k)) {
+      const uint32_t rows = p->n - j < 4u ? p->n - j : 4u;
+      kiln_f32_gemv_block(wp, c != NULL ? c + j : NULL, rows, a + i * p->k, p->k, y + i * p->n + j);
+    }
+  }
+  return KILN_OK;
+}
+
 kiln_status_t kiln_gemm_f32(const kiln_gemm_params_t* p, const float* a, const float* b, const float* c, float* y) {
   uint32_t i, j, kk;
   if (p == NULL || a == NULL || b == NULL || y == NULL) return KILN_ERR_NULL_POINTER;
+  if (p->b_packed) return gemm_packed(p, a, b, c, y);
   for (i = 0; i < p->m; ++i) {
     float* yr = y + i * p->n;
     if (!p->trans_a && p->trans_b) {

@@ -4,6 +4,7 @@
 #include <climits>
 
 #include "lower/lower_util.h"
+#include "lower/ops/f32_packing.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
 
@@ -34,11 +35,34 @@ KernelCall lower_gemm(const Node& n) {
     csm = cs[0] == 1 ? 0 : cs[1];
   }
   KernelCall kc;
+  const double alpha = n.attr_float("alpha", 1.0), beta = n.attr_float("beta", 1.0);
+  // A fully connected layer (constant B, alpha 1, C a constant row): B packed for
+  // the register-blocked matrix-vector kernel, beta * C folded into one bias row.
+  if (b->is_constant() && !ta && float(alpha) == 1.0f && (!c || (c->is_constant() && csm == 0))) {
+    kc.constants.push_back(tb ? pack_f32_gemm_blocks(*b->constant, 1, nn, k)
+                              : pack_f32_gemm_blocks_transposed(*b->constant, k, nn));
+    kc.unread_inputs.push_back(1);
+    if (c) {
+      std::vector<float> bias(static_cast<size_t>(nn));
+      for (int64_t j = 0; j < nn; ++j) bias[size_t(j)] = float(beta) * float(c->constant->as_double(csn ? j : 0));
+      kc.constants.push_back(Constant::from_floats({nn}, bias));
+      kc.unread_inputs.push_back(2);
+    }
+    kc.params_type = "kiln_gemm_params_t";
+    kc.params_init = ParamsInit()
+                         .u("m", m).u("n", nn).u("k", k)
+                         .u("trans_a", 0).u("trans_b", tb)
+                         .f("alpha", 1.0).f("beta", 1.0)
+                         .i("c_stride_m", 0).i("c_stride_n", 1).u("b_packed", 1)
+                         .str();
+    kc.call = std::string("kiln_gemm_f32(&$params, $in0, $const0, ") + (c ? "$const1" : "NULL") + ", $out0)";
+    return kc;
+  }
   kc.params_type = "kiln_gemm_params_t";
   kc.params_init = ParamsInit()
                        .u("m", m).u("n", nn).u("k", k)
                        .u("trans_a", ta).u("trans_b", tb)
-                       .f("alpha", n.attr_float("alpha", 1.0)).f("beta", n.attr_float("beta", 1.0))
+                       .f("alpha", alpha).f("beta", beta)
                        .i("c_stride_m", csm).i("c_stride_n", csn)
                        .str();
   kc.call = std::string("kiln_gemm_f32(&$params, $in0, $in1, ") + (c ? "$in2" : "NULL") + ", $out0)";
@@ -93,6 +117,22 @@ KernelCall lower_matmul(const Node& n) {
   require_float32(n);
   MatMulPlan p = plan_matmul(n, n.input(0)->shape, n.input(1)->shape);
   KernelCall kc;
+  const Value* b = n.input(1);
+  if (b->is_constant() && b->shape.size() == 2) {
+    // A constant matrix B (a linear layer): every row of A, batches included, is one
+    // matrix-vector product with B packed for the register-blocked kernel.
+    kc.constants.push_back(pack_f32_gemm_blocks_transposed(*b->constant, p.k, p.n));
+    kc.unread_inputs.push_back(1);
+    kc.params_type = "kiln_gemm_params_t";
+    kc.params_init = ParamsInit()
+                         .u("m", p.batches * p.m).u("n", p.n).u("k", p.k)
+                         .u("trans_a", 0).u("trans_b", 0)
+                         .f("alpha", 1.0).f("beta", 1.0)
+                         .i("c_stride_m", 0).i("c_stride_n", 1).u("b_packed", 1)
+                         .str();
+    kc.call = "kiln_gemm_f32(&$params, $in0, $const0, NULL, $out0)";
+    return kc;
+  }
   kc.params_type = "kiln_matmul_params_t";
   ParamsInit pi;
   kc.params_init = matmul_fields(pi, p).str();

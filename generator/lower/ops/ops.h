@@ -38,6 +38,10 @@ void register_qnn_pool_lowerings();       // KilnQAvgPool2D KilnQMaxPool2D (int8
 void register_qnn_elementwise_lowerings(); // KilnQAdd KilnQSub KilnQMul
 void register_qnn_lookup_lowerings();     // KilnQLookup
 void register_qnn_softmax_lowerings();    // KilnQSoftmax
+void register_qnn_quantize_lowerings();   // KilnQQuantizeF32 (TFLite's float -> int8 boundary)
+void register_qnn_mean_lowerings();       // KilnQMean
+void register_qnn_resize_lowerings();     // KilnQResizeBilinear
+void register_qnn_batch_matmul_lowerings(); // KilnQBatchMatMul
 // (normalization.cpp also registers InstanceNormalization LayerNormalization LRN MeanVarianceNormalization)
 
 }  // namespace kiln

@@ -93,7 +93,7 @@ KernelCall lower_qconv2d(const Node& n) {
   k.params_type = "kiln_conv2d_s8_params_t";
   k.params_init = append_fields(geometry_fields(g), ".groups = " + std::to_string(groups) + ", " + s8_quant_fields(q));
   k.constants.push_back(s8_weight_blocks(s8_weights(n, 1), groups, g.out_c / groups, taps));
-  k.constants.push_back(s8_requant_table(q.requant_scale));
+  k.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
   k.unread_inputs.push_back(1);
   k.scratch.push_back({"im2col", uint64_t(2 * s8_row_len(taps) * 2), 8});
   k.call = std::string("kiln_conv2d_s8(&$params, $in0, $const0, ") + (n.input(2) ? "$in2" : "NULL") +
@@ -121,7 +121,7 @@ KernelCall lower_qdepthwise_conv2d(const Node& n) {
   k.params_init = append_fields(geometry_fields(g),
                                 ".depth_multiplier = " + std::to_string(mult) + ", " + s8_quant_fields(q));
   k.constants.push_back(s8_depthwise_weights(s8_weights(n, 1), g.kernel_h * g.kernel_w, g.out_c));
-  k.constants.push_back(s8_requant_table(q.requant_scale));
+  k.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
   k.unread_inputs.push_back(1);
   k.call = std::string("kiln_depthwise_conv2d_s8(&$params, $in0, $const0, ") + (n.input(2) ? "$in2" : "NULL") +
            ", (const kiln_s8_requant_t*)$const1, $out0)";

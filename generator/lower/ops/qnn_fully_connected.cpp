@@ -32,7 +32,7 @@ KernelCall lower_qfully_connected(const Node& n) {
   kc.params_init = "{ .rows = " + std::to_string(rows) + ", .in_features = " + std::to_string(k) +
                    ", .out_features = " + std::to_string(nout) + ", " + s8_quant_fields(q) + " }";
   kc.constants.push_back(s8_weight_blocks(s8_weights(n, 1), 1, nout, k));
-  kc.constants.push_back(s8_requant_table(q.requant_scale));
+  kc.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
   kc.unread_inputs.push_back(1);
   kc.scratch.push_back({"widened_rows", uint64_t(2 * s8_row_len(k) * 2), 8});
   kc.call = std::string("kiln_fully_connected_s8(&$params, $in0, $const0, ") + (n.input(2) ? "$in2" : "NULL") +

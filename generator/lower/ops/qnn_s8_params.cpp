@@ -48,12 +48,12 @@ std::string s8_quant_fields(const S8Quant& q) {
          ", .act_min = " + std::to_string(q.act_min) + ", .act_max = " + std::to_string(q.act_max);
 }
 
-ConstantPtr s8_requant_table(const std::vector<double>& scales) {
+ConstantPtr s8_requant_table(const std::vector<double>& scales, int64_t y_zero_point) {
   std::vector<uint8_t> bytes;
   for (double s : scales) {
     const quant::QuantizedMultiplier qm = quant::quantize_multiplier(s);
     int64_t round_pos, round_neg;
-    int32_t shift, exponent = 0, exponent_round = 0;
+    int32_t shift, exponent = 0, round_offset = 0;
     if (qm.shift >= 0) {  // left shift S: (acc * M + 2^(30-S)) >> (31-S), no sign correction
       shift = 31 - qm.shift;
       round_pos = round_neg = int64_t(1) << (30 - qm.shift);
@@ -63,10 +63,13 @@ ConstantPtr s8_requant_table(const std::vector<double>& scales) {
       round_pos = (int64_t(1) << 30) + (int64_t(1) << (30 + e));
       round_neg = round_pos - (int64_t(1) << 31);
       exponent = e;
-      exponent_round = int32_t(int64_t(1) << (e - 1));
+      // The short form's rounding with the output offset folded in (nn_s8.h); its
+      // magnitude stays below 2^30 up to exponent 22, beyond which the kernels
+      // use the general form.
+      if (e <= 22) round_offset = int32_t((int64_t(1) << (e - 1)) + y_zero_point * (int64_t(1) << e));
     }
     put_le(bytes, uint64_t(uint32_t(qm.multiplier)), 4);
-    put_le(bytes, uint64_t(uint32_t(exponent_round)), 4);
+    put_le(bytes, uint64_t(uint32_t(round_offset)), 4);
     put_le(bytes, uint64_t(uint32_t(exponent)), 4);
     put_le(bytes, uint64_t(uint32_t(shift)), 4);
     put_le(bytes, uint64_t(round_pos), 8);

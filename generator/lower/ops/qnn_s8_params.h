@@ -25,8 +25,9 @@ S8Quant read_s8_quant(const Node& n, int64_t channels);
 // ".input_offset = .., .output_offset = .., .act_min = .., .act_max = ..".
 std::string s8_quant_fields(const S8Quant& q);
 
-// kiln_s8_requant_t per channel, as little-endian bytes (32 per channel).
-ConstantPtr s8_requant_table(const std::vector<double>& scales);
+// kiln_s8_requant_t per channel, as little-endian bytes (32 per channel); the
+// short form carries the output zero point (round_offset, nn_s8.h).
+ConstantPtr s8_requant_table(const std::vector<double>& scales, int64_t y_zero_point);
 
 // int16 weight blocks: `groups` groups of `rows_per_group` rows of `taps` int8 values
 // each (row r of group g at w[(g * rows_per_group + r) * taps + k]), each group in

@@ -1,6 +1,8 @@
-# Builds s8_qemu_check.c with the int8 kernels for BOARD (its board.json compiler
-# flags, startup and semihosting files) and runs it on QEMU; fails unless it prints
-# S8-QEMU-OK.  cmake -DSRC_DIR=<repo> -DBOARD=<name> -DWORK=<dir> -P run_s8_qemu_check.cmake
+# Builds s8_qemu_check.c for BOARD (its board.json compiler flags, startup and
+# semihosting files) with every int8 kernel of crt/src/kernels/s8 twice: as the
+# board selects its instruction-set path, and with KILN_S8_PORTABLE under
+# portable_* names. Runs it on QEMU; fails unless it prints S8-QEMU-OK.
+#   cmake -DSRC_DIR=<repo> -DBOARD=<name> -DWORK=<dir> -P run_s8_qemu_check.cmake
 set(bdir ${SRC_DIR}/boards/${BOARD})
 file(READ ${bdir}/board.json j)
 function(json_list key out)
@@ -23,14 +25,36 @@ json_list(libs libs)
 json_list(sources sources)
 json_list(run run)
 list(FILTER sources EXCLUDE REGEX "runner\\.c$")
-file(GLOB kernels ${SRC_DIR}/crt/src/kernels/s8/avgpool_s8.c ${SRC_DIR}/crt/src/kernels/s8/maxpool_s8.c
-     ${SRC_DIR}/crt/src/kernels/s8/add_s8.c ${SRC_DIR}/crt/src/kernels/s8/mul_s8.c)
+file(GLOB kernels ${SRC_DIR}/crt/src/kernels/s8/*.c)
 file(GLOB runtime ${SRC_DIR}/crt/src/runtime/*.c)
-file(MAKE_DIRECTORY ${WORK})
-set(elf ${WORK}/s8_qemu_check_${BOARD}.elf)
-execute_process(COMMAND ${cc} ${cflags} -std=c99 -Wall -Wextra -Werror -I${SRC_DIR}/crt/include -I${SRC_DIR}/boards/common
-                        ${SRC_DIR}/tests/crt/s8_qemu/s8_qemu_check.c ${sources} ${kernels} ${runtime} ${ldflags} ${libs}
-                        -o ${elf}
+set(work ${WORK}/${BOARD})
+file(MAKE_DIRECTORY ${work})
+set(common ${cflags} -std=c99 -Wall -Wextra -Werror -I${SRC_DIR}/crt/include -I${SRC_DIR}/boards/common)
+# The public entry points (every "kiln_status_t kiln_*(" definition of the
+# kernel files, so that a new kernel file links too), renamed kiln_* -> portable_*
+# in the portable build.
+set(renames)
+foreach(k ${kernels})
+  file(STRINGS ${k} defs REGEX "^kiln_status_t kiln_[a-z0-9_]+\\(")
+  foreach(d ${defs})
+    string(REGEX REPLACE "^kiln_status_t kiln_([a-z0-9_]+)\\(.*" "\\1" f "${d}")
+    list(APPEND renames -Dkiln_${f}=portable_${f})
+  endforeach()
+endforeach()
+set(portable_objs)
+foreach(k ${kernels})
+  get_filename_component(name ${k} NAME_WE)
+  set(obj ${work}/portable_${name}.o)
+  execute_process(COMMAND ${cc} ${common} -DKILN_S8_PORTABLE ${renames} -c ${k} -o ${obj}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "building the portable ${name} for ${BOARD} failed:\n${out}")
+  endif()
+  list(APPEND portable_objs ${obj})
+endforeach()
+set(elf ${work}/s8_qemu_check.elf)
+execute_process(COMMAND ${cc} ${common} ${SRC_DIR}/tests/crt/s8_qemu/s8_qemu_check.c ${sources} ${kernels}
+                        ${portable_objs} ${runtime} ${ldflags} ${libs} -o ${elf}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "building the check for ${BOARD} failed:\n${out}")
@@ -39,5 +63,5 @@ list(TRANSFORM run REPLACE "{elf}" "${elf}")
 execute_process(COMMAND ${run} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out TIMEOUT 240)
 message(STATUS "${out}")
 if(NOT rc EQUAL 0 OR NOT out MATCHES "S8-QEMU-OK")
-  message(FATAL_ERROR "s8 kernel check on ${BOARD} failed (exit ${rc})")
+  message(FATAL_ERROR "s8 kernel path check on ${BOARD} failed (exit ${rc})")
 endif()

@@ -9,6 +9,7 @@
  * with its channel's weight; a full row of a 3-wide kernel is unrolled.
  */
 #include "requant_s8.h"
+#include "depthwise_conv_s8_mve.h"
 
 /* The first tap k in [0, kernel) with 0 <= i0 + k * dilation < size, and one past the last. */
 static void tap_range(int32_t i0, int32_t dilation, int32_t kernel, int32_t size, int32_t* first, int32_t* end) {
@@ -84,6 +85,84 @@ typedef struct {
             : [x] "r"(xp), [s] "r"(step), [wp] "r"(wptr), [off] "r"(off2)                          \
             : "memory");                                                                           \
   } while (0)
+#endif
+
+#if KILN_S8_DSP
+/* One tap of a full 3x3 window: weights of the block's four channels by one LDRD. */
+#define DW_TAP_LDRD(load_x, woff)                      \
+  load_x                                               \
+  "ldrd %[w0], %[w1], [%[wp], #" woff "]\n\t"          \
+  "sxtab16 %[e], %[off], %[v]\n\t"                     \
+  "sxtab16 %[v], %[off], %[v], ror #8\n\t"             \
+  "smlabb %[a0], %[e], %[w0], %[a0]\n\t"               \
+  "smlabt %[a1], %[v], %[w0], %[a1]\n\t"               \
+  "smlatb %[a2], %[e], %[w1], %[a2]\n\t"               \
+  "smlatt %[a3], %[v], %[w1], %[a3]\n\t"
+#define DW_LOAD_X2_LSL "ldr %[v], [%[x], %[s], lsl #1]\n\t"
+
+/*
+ * A run of n_pix output pixels whose 3x3 windows lie inside the input (depth
+ * multiplier 1), every full block of four channels: no bounds checks, one asm
+ * block of nine taps (8 instructions each; the row step is read from memory, the
+ * asm has no 14th register) per block, then the block's four requantizations. x is the top-left tap of the first pixel, channel 0.
+ */
+KILN_S8_INLINE void dw3x3_run(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x, int32_t n_pix,
+                              const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,
+                              const kiln_s8_output_t* o, int8_t* y, int form) {
+  const kiln_s8_output_t out = *o;
+  const int32_t s = p->dilation_w * p->in_c, r = p->dilation_h * p->in_w * p->in_c;
+  const int32_t x_step = p->stride_w * p->in_c, full = p->out_c / 4 * 4;
+  const uint32_t off2 = ((uint32_t)p->input_offset & 0xFFFFu) | ((uint32_t)p->input_offset << 16);
+  int32_t i, c;
+  for (i = 0; i < n_pix; ++i, x += x_step, y += p->out_c) {
+    const int16_t* wb = w;
+    for (c = 0; c < full; c += 4, wb += 36) {
+      int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      uint32_t v_, e_, w0_, w1_;
+      const int8_t* xr = x + c;
+      if (bias != NULL) a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
+      __asm__(DW_TAP_LDRD(DW_LOAD_X0, "0") DW_TAP_LDRD(DW_LOAD_X1, "8") DW_TAP_LDRD(DW_LOAD_X2_LSL, "16")
+              "ldr %[v], %[r]\n\t"
+              "add %[x], %[x], %[v]\n\t"
+              DW_TAP_LDRD(DW_LOAD_X0, "24") DW_TAP_LDRD(DW_LOAD_X1, "32") DW_TAP_LDRD(DW_LOAD_X2_LSL, "40")
+              "ldr %[v], %[r]\n\t"
+              "add %[x], %[x], %[v]\n\t"
+              DW_TAP_LDRD(DW_LOAD_X0, "48") DW_TAP_LDRD(DW_LOAD_X1, "56") DW_TAP_LDRD(DW_LOAD_X2_LSL, "64")
+              : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [v] "=&r"(v_), [e] "=&r"(e_),
+                [w0] "=&r"(w0_), [w1] "=&r"(w1_), [x] "+r"(xr)
+              : [s] "r"(s), [r] "m"(r), [wp] "r"(wb), [off] "r"(off2)
+              : "memory");
+      y[c] = kiln_s8_output_as(a0, &rq[c], &out, form);
+      y[c + 1] = kiln_s8_output_as(a1, &rq[c + 1], &out, form);
+      y[c + 2] = kiln_s8_output_as(a2, &rq[c + 2], &out, form);
+      y[c + 3] = kiln_s8_output_as(a3, &rq[c + 3], &out, form);
+    }
+  }
+}
+
+/* One out-of-line copy per form: the asm's 13 registers meet no caller's values. */
+#define DW3X3_RUN_COPY(form)                                                                                       \
+  static __attribute__((noinline)) void dw3x3_run_##form(                                                          \
+      const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x, int32_t n_pix, const int16_t* w,                \
+      const int32_t* bias, const kiln_s8_requant_t* rq, const kiln_s8_output_t* o, int8_t* y) {                   \
+    dw3x3_run(p, x, n_pix, w, bias, rq, o, y, form);                                                                \
+  }
+DW3X3_RUN_COPY(0)
+DW3X3_RUN_COPY(1)
+DW3X3_RUN_COPY(2)
+DW3X3_RUN_COPY(3)
+#undef DW3X3_RUN_COPY
+
+static void dw3x3_run_any(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x, int32_t n_pix,
+                          const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,
+                          const kiln_s8_output_t* o, int8_t* y) {
+  switch (KILN_S8_FORM(o)) {
+    case 3: dw3x3_run_3(p, x, n_pix, w, bias, rq, o, y); break;
+    case 2: dw3x3_run_2(p, x, n_pix, w, bias, rq, o, y); break;
+    case 1: dw3x3_run_1(p, x, n_pix, w, bias, rq, o, y); break;
+    default: dw3x3_run_0(p, x, n_pix, w, bias, rq, o, y); break;
+  }
+}
 #endif
 
 /* Output channels [0, out_c) in blocks of four of one pixel, depth multiplier 1.
@@ -180,15 +259,23 @@ static void dw_pixel_each(const kiln_depthwise_conv2d_s8_params_t* p, const dw_w
 kiln_status_t kiln_depthwise_conv2d_s8(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x,
                                        const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,
                                        int8_t* y) {
-  int32_t b, oy, ox;
+  int32_t b, oy, ox, ox_lo, ox_hi;
   kiln_s8_output_t o;
   if (p == NULL || x == NULL || w == NULL || rq == NULL || y == NULL) return KILN_ERR_NULL_POINTER;
   if (p->depth_multiplier <= 0 || p->out_c != p->in_c * p->depth_multiplier || p->kernel_h <= 0 ||
       p->kernel_w <= 0 || p->stride_h <= 0 || p->stride_w <= 0 || p->dilation_h <= 0 || p->dilation_w <= 0 ||
       !kiln_s8_aligned4(w))
     return KILN_ERR_BAD_ARGUMENT;
+#if KILN_S8_MVE
+  if (kiln_depthwise_s8_mve_ok(p)) return kiln_depthwise_conv2d_s8_mve(p, x, w, bias, rq, y);
+#endif
   kiln_s8_output_init(&o, p->output_offset, p->act_min, p->act_max, rq, bias, p->out_c,
                       (int64_t)p->kernel_h * p->kernel_w);
+  /* Output columns [ox_lo, ox_hi) have every kernel column inside the input. */
+  ox_lo = 0;
+  while (ox_lo < p->out_w && ox_lo * p->stride_w - p->pad_left < 0) ++ox_lo;
+  ox_hi = ox_lo;
+  while (ox_hi < p->out_w && ox_hi * p->stride_w - p->pad_left + (p->kernel_w - 1) * p->dilation_w < p->in_w) ++ox_hi;
   for (b = 0; b < p->batch; ++b) {
     const int8_t* xb = x + (int64_t)b * p->in_h * p->in_w * p->in_c;
     for (oy = 0; oy < p->out_h; ++oy) {
@@ -200,6 +287,24 @@ kiln_status_t kiln_depthwise_conv2d_s8(const kiln_depthwise_conv2d_s8_params_t* 
         int8_t* yp = y + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * p->out_c;
         int32_t kx0, kx1, c0 = 0;
         dw_window_t win;
+#if KILN_S8_DSP
+        if (ox == ox_lo && ox_lo < ox_hi && p->depth_multiplier == 1 && p->kernel_h == 3 && p->kernel_w == 3 &&
+            ky0 == 0 && ky1 == 3) {
+          /* The interior of this row: whole windows, no bounds checks. */
+          const int8_t* first = xb + ((int64_t)iy0 * p->in_w + ix0) * p->in_c;
+          dw3x3_run_any(p, first, ox_hi - ox_lo, w, bias, rq, &o, yp);
+          if (p->out_c % 4 != 0) {
+            win.rows = win.cols = 3;
+            win.tap_offset = 0;
+            for (; ox < ox_hi; ++ox, yp += p->out_c, first += p->stride_w * p->in_c) {
+              win.x = first;
+              dw_pixel_each(p, &win, p->out_c / 4 * 4, w, bias, rq, &o, yp);
+            }
+          }
+          ox = ox_hi - 1;
+          continue;
+        }
+#endif
         tap_range(ix0, p->dilation_w, p->kernel_w, p->in_w, &kx0, &kx1);
         win.rows = ky1 - ky0;
         win.cols = kx1 - kx0;

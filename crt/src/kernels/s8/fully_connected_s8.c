@@ -1,9 +1,10 @@
 /*
- * Int8 fully connected layer: two input rows at a time are widened to int16
- * (input offset added) into scratch and multiplied with every block of four
- * weight rows by the GEMM core of requant_s8.h (one row when a single one is left).
+ * Int8 fully connected layer: each input row is widened to int16 (input offset
+ * added) into scratch and multiplied with every block of four weight rows by the
+ * GEMM core of requant_s8.h.
  */
 #include "requant_s8.h"
+#include "fully_connected_s8_mve.h"
 
 kiln_status_t kiln_fully_connected_s8(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
                                       const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,
@@ -13,19 +14,15 @@ kiln_status_t kiln_fully_connected_s8(const kiln_fully_connected_s8_params_t* p,
   if (p == NULL || x == NULL || w == NULL || rq == NULL || y == NULL || scratch == NULL) return KILN_ERR_NULL_POINTER;
   if (p->rows < 0 || p->in_features <= 0 || p->out_features <= 0) return KILN_ERR_BAD_ARGUMENT;
   if (!kiln_s8_aligned4(w) || !kiln_s8_aligned4(scratch)) return KILN_ERR_BAD_ARGUMENT;
+#if KILN_S8_MVE
+  return kiln_fully_connected_s8_mve(p, x, w, bias, rq, y, scratch);
+#endif
   row_len = (int32_t)KILN_S8_ROW_LEN((uint32_t)p->in_features);
   kiln_s8_output_init(&o, p->output_offset, p->act_min, p->act_max, rq, bias, p->out_features, p->in_features);
-  for (row = 0; row < p->rows; row += 2) {
-    const int8_t* x0 = x + (int64_t)row * p->in_features;
-    int8_t* y0 = y + (int64_t)row * p->out_features;
-    if (row + 1 < p->rows) {
-      kiln_s8_widen_row(scratch, x0, p->in_features, p->input_offset, 4, row_len);
-      kiln_s8_widen_row(scratch + 2, x0 + p->in_features, p->in_features, p->input_offset, 4, row_len);
-      kiln_s8_gemm_columns(scratch, row_len, w, bias, rq, p->out_features, &o, y0, y0 + p->out_features);
-    } else {
-      kiln_s8_widen_row(scratch, x0, p->in_features, p->input_offset, 2, row_len);
-      kiln_s8_gemm_columns(scratch, row_len, w, bias, rq, p->out_features, &o, y0, NULL);
-    }
+  for (row = 0; row < p->rows; ++row) {
+    kiln_s8_widen(scratch, x + (int64_t)row * p->in_features, p->in_features, p->input_offset);
+    kiln_s8_zero(scratch + p->in_features, row_len - p->in_features);
+    kiln_s8_gemm_column(scratch, row_len, w, bias, rq, p->out_features, &o, y + (int64_t)row * p->out_features);
   }
   return KILN_OK;
 }

@@ -1,27 +1,25 @@
 /*
  * Private helpers of the int8 kernels (conv_s8.c, depthwise_conv_s8.c,
  * fully_connected_s8.c): the exact requantization, the widening of int8
- * activations to int16 with the input offset added, and the register-blocked
- * dot products of the GEMM core (two columns x four output channels, or one
- * column x four output channels).
+ * activations to int16 with the input offset added, and the GEMM core (one
+ * int16 column against every block of four weight rows, accumulators in
+ * registers, the requantization of each block inline).
  *
- * The instruction-set path is chosen here at compile time: __ARM_FEATURE_DSP uses
- * SXTAB16 / SMLAD through arm_acle.h, otherwise portable C. Both read the same
- * weight layout and give identical sums (int32 additions in any order are exact:
- * the compiler bounds the accumulator, see docs/quantization.md).
+ * The instruction-set path is chosen in s8_dsp.h (KILN_S8_DSP; KILN_S8_PORTABLE
+ * forces portable C). Both paths read the same weight layout and give identical
+ * sums (int32 additions in any order are exact: the compiler bounds the
+ * accumulator, see docs/quantization.md).
  *
  * Weight block layout (built by the compiler, generator/lower/ops/qnn_s8_params.cpp):
  * output channels in blocks of four (the last block padded with zero rows); inside
  * a block, for each pair of taps (k, k+1), the four rows' pairs one after another:
  *   w[r0][k] w[r0][k+1] w[r1][k] w[r1][k+1] w[r2][k] ... w[r3][k+1]
- * so the inner loop reads one int32 word per row and tap pair. A row has
- * KILN_S8_ROW_LEN(taps) values (zero padded).
+ * so one LDM of four words gives a tap pair of all four rows (four SMLAD operands).
+ * A row has KILN_S8_ROW_LEN(taps) values (zero padded).
  *
- * Column layouts in scratch: a single column is row_len contiguous int16; a pair
- * of columns (two output pixels) is interleaved by tap pairs:
- *   a[k] a[k+1] b[k] b[k+1] a[k+2] a[k+3] b[k+2] b[k+3] ...
- * Weights and scratch are 4-byte aligned (the kernels check), so the DSP path
- * reads them as words (LDR / LDRD).
+ * A column in scratch is row_len contiguous int16 (the taps with the input offset
+ * added, padded taps and the tail 0). Weights and scratch are 4-byte aligned (the
+ * kernels check), so the DSP path reads them as words (LDRD / LDM).
  */
 #ifndef KILN_REQUANT_S8_H
 #define KILN_REQUANT_S8_H
@@ -29,30 +27,20 @@
 #include <string.h>
 
 #include "kiln/nn_s8.h"
+#include "s8_dsp.h"
 
 /* Specialised copies (a constant `form`) rely on inlining; GCC and Clang are told. */
 #if defined(__GNUC__)
 #define KILN_S8_INLINE static inline __attribute__((always_inline))
+#define KILN_S8_NOINLINE static __attribute__((noinline, unused))
 #else
 #define KILN_S8_INLINE static inline
+#define KILN_S8_NOINLINE static
 #endif
 
-/* KILN_S8_FORCE_PORTABLE builds the portable path on any target (the QEMU test
- * compares it with the DSP path, tests/crt/s8_nn_qemu). */
-#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && !defined(KILN_S8_FORCE_PORTABLE)
-/* The dot-product asm loops use 11-13 registers: kept out of line so that the
- * caller's live values never leave the allocator without a register. */
-#define KILN_S8_DOT static __attribute__((noinline))
-#include <arm_acle.h>
-#define KILN_S8_DSP 1
+#if KILN_S8_DSP
 /* A word of int16 pairs in scratch or weights: may alias the int16 stores. */
 typedef uint32_t __attribute__((may_alias, aligned(4))) kiln_s8_word_t;
-#else
-#define KILN_S8_DOT KILN_S8_INLINE
-#define KILN_S8_DSP 0
-#if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
-#include <arm_acle.h> /* __ssat (Cortex-M3) */
-#endif
 #endif
 
 /* requant(acc) of kiln_s8_requant_t in the general form (any shift), saturated to
@@ -68,15 +56,28 @@ KILN_S8_INLINE int32_t kiln_s8_requant(int32_t acc, const kiln_s8_requant_t* rq)
   return (int32_t)v;
 }
 
-/* requant(acc) in the short form: exponent >= 1 and |acc| < 2^30 (see nn_s8.h). */
+/* output_offset + requant(acc) in the short form: exponent in [1, 22], |acc| < 2^30
+ * and round_offset carrying the output offset (see nn_s8.h). On the DSP path one
+ * LDM of the multiplier, round_offset and exponent, then LSL, ADD, SMMLAR, ASR. */
 KILN_S8_INLINE int32_t kiln_s8_requant_short(int32_t acc, const kiln_s8_requant_t* rq) {
-  int32_t x;
 #if KILN_S8_DSP
-  __asm__("smmulr %0, %1, %2" : "=r"(x) : "r"(acc * 2), "r"(rq->multiplier));
+  /* LDM needs its registers in ascending order: they are pinned. */
+  register int32_t m __asm__("r8");
+  register int32_t r __asm__("r9");
+  register int32_t e __asm__("r10");
+  __asm__("ldm %[rq], {%[m], %[r], %[e]}\n\t"
+          "add %[r], %[r], %[acc], asr #31\n\t"
+          "lsl %[acc], %[acc], #1\n\t"
+          "smmlar %[acc], %[acc], %[m], %[r]\n\t"
+          "asr %[acc], %[acc], %[e]"
+          : [acc] "+r"(acc), [m] "=&r"(m), [r] "=&r"(r), [e] "=&r"(e)
+          : [rq] "r"(rq)
+          : "memory");
+  return acc;
 #else
-  x = (int32_t)(((int64_t)acc * 2 * rq->multiplier + ((int64_t)1 << 31)) >> 32);
+  const int32_t x = (int32_t)(((int64_t)acc * 2 * rq->multiplier + ((int64_t)1 << 31)) >> 32);
+  return (x + (acc < 0 ? -1 : 0) + rq->round_offset) >> rq->exponent;
 #endif
-  return (x + (x >> 31) + rq->exponent_round) >> rq->exponent;
 }
 
 /* The output parameters every kernel shares. `short_form`: every channel may use
@@ -88,15 +89,19 @@ typedef struct {
 } kiln_s8_output_t;
 
 /* Whether every accumulator of these channels stays below 2^30 in magnitude
- * (|bias| + taps * 255 * 128) and every channel has a right shift. */
+ * (|bias| + taps * 255 * 128) and every channel has a right shift of at most 22
+ * and a round_offset for this output offset. */
 static inline int kiln_s8_short_form_ok(const kiln_s8_requant_t* rq, const int32_t* bias, int32_t channels,
-                                        int64_t taps) {
+                                        int64_t taps, int32_t output_offset) {
   const int64_t bound = taps * 255 * 128;
   int32_t c;
   if (bound >= ((int64_t)1 << 30)) return 0;
   for (c = 0; c < channels; ++c) {
     const int64_t b = bias != NULL ? (bias[c] < 0 ? -(int64_t)bias[c] : (int64_t)bias[c]) : 0;
-    if (rq[c].exponent < 1 || b + bound >= ((int64_t)1 << 30)) return 0;
+    const int32_t e = rq[c].exponent;
+    if (e < 1 || e > 22 || b + bound >= ((int64_t)1 << 30)) return 0;
+    if (rq[c].round_offset != (int32_t)(((int64_t)1 << (e - 1)) + (int64_t)output_offset * ((int64_t)1 << e)))
+      return 0;
   }
   return 1;
 }
@@ -107,7 +112,7 @@ static inline void kiln_s8_output_init(kiln_s8_output_t* o, int32_t output_offse
   o->output_offset = output_offset;
   o->act_min = act_min;
   o->act_max = act_max;
-  o->short_form = kiln_s8_short_form_ok(rq, bias, channels, taps);
+  o->short_form = kiln_s8_short_form_ok(rq, bias, channels, taps, output_offset);
   o->full_range = act_min == -128 && act_max == 127;
 }
 
@@ -118,7 +123,7 @@ static inline void kiln_s8_output_init(kiln_s8_output_t* o, int32_t output_offse
 
 KILN_S8_INLINE int8_t kiln_s8_output_as(int32_t acc, const kiln_s8_requant_t* rq, const kiln_s8_output_t* o,
                                        int form) {
-  int32_t v = o->output_offset + ((form & 1) ? kiln_s8_requant_short(acc, rq) : kiln_s8_requant(acc, rq));
+  int32_t v = (form & 1) ? kiln_s8_requant_short(acc, rq) : o->output_offset + kiln_s8_requant(acc, rq);
 #if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
   if (form & 2) return (int8_t)__ssat(v, 8);
 #endif
@@ -147,158 +152,95 @@ static inline uint32_t kiln_s8_sxtab16_ror8(uint32_t a, uint32_t b) {
   __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(b));
   return r;
 }
+
+/* Low half of a, low half of b moved high (PKHBT a, b, LSL #16): GCC does not
+ * form PKH by itself. */
+static inline uint32_t kiln_s8_pkhbt_lsl16(uint32_t a, uint32_t b) {
+  uint32_t r;
+  __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+
+/* High half of a, high half of b moved low (PKHTB a, b, ASR #16). */
+static inline uint32_t kiln_s8_pkhtb_asr16(uint32_t a, uint32_t b) {
+  uint32_t r;
+  __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
 #endif
 
 /*
- * Widens n int8 values to int16 with `offset` added, into dst in pairs: pair j
- * (values 2j, 2j+1) goes to dst + j * pair_stride. pair_stride is 2 for a single
- * column and 4 for an interleaved pair of columns. n must be even.
+ * dst[i] = src[i] + offset for i < n (int8 -> int16). dst needs only int16
+ * alignment: the DSP path widens four values per word load (two SXTAB16, two PKH)
+ * and stores them as two words at any halfword position (unaligned STR is
+ * architectural on Cortex-M3 and up).
  */
-static inline void kiln_s8_widen_pairs(int16_t* dst, const int8_t* src, int32_t n, int32_t offset,
-                                       int32_t pair_stride) {
+static inline void kiln_s8_widen(int16_t* dst, const int8_t* src, int32_t n, int32_t offset) {
   int32_t i = 0;
 #if KILN_S8_DSP
   const uint32_t off2 = ((uint32_t)offset & 0xFFFFu) | ((uint32_t)offset << 16);
   for (; i + 4 <= n; i += 4) {
     const uint32_t v = kiln_s8_load32(src + i);
-    const uint32_t even = __sxtab16(off2, v);               /* x0 x2 */
-    const uint32_t odd = kiln_s8_sxtab16_ror8(off2, v);     /* x1 x3 */
-    *(kiln_s8_word_t*)(void*)dst = (even & 0xFFFFu) | (odd << 16); /* x0 x1: PKHBT */
-    *(kiln_s8_word_t*)(void*)(dst + pair_stride) = (even >> 16) | (odd & 0xFFFF0000u); /* x2 x3: PKHTB */
-    dst += 2 * pair_stride;
+    const uint32_t even = __sxtab16(off2, v);           /* x0 x2 */
+    const uint32_t odd = kiln_s8_sxtab16_ror8(off2, v); /* x1 x3 */
+    kiln_s8_store32(dst + i, kiln_s8_pkhbt_lsl16(even, odd));
+    kiln_s8_store32(dst + i + 2, kiln_s8_pkhtb_asr16(odd, even));
   }
 #endif
-  for (; i < n; i += 2) {
-    dst[0] = (int16_t)(src[i] + offset);
-    dst[1] = (int16_t)(src[i + 1] + offset);
-    dst += pair_stride;
-  }
+  for (; i < n; ++i) dst[i] = (int16_t)(src[i] + offset);
 }
 
-/* Writes n (even) zeros in pairs, as kiln_s8_widen_pairs would place them. */
-static inline void kiln_s8_zero_pairs(int16_t* dst, int32_t n, int32_t pair_stride) {
+/* n int16 zeros (padded taps). */
+static inline void kiln_s8_zero(int16_t* dst, int32_t n) {
   int32_t i;
-  for (i = 0; i < n; i += 2) {
-    dst[0] = 0;
-    dst[1] = 0;
-    dst += pair_stride;
-  }
-}
-
-/* A whole column from one contiguous run of n int8 values (any n), zero padded to
- * row_len (even, >= n). */
-static inline void kiln_s8_widen_row(int16_t* dst, const int8_t* src, int32_t n, int32_t offset, int32_t pair_stride,
-                                     int32_t row_len) {
-  int32_t done = n & ~1;
-  kiln_s8_widen_pairs(dst, src, done, offset, pair_stride);
-  dst += (done / 2) * pair_stride;
-  if (n & 1) {
-    dst[0] = (int16_t)(src[n - 1] + offset);
-    dst[1] = 0;
-    dst += pair_stride;
-    done += 2;
-  }
-  kiln_s8_zero_pairs(dst, row_len - done, pair_stride);
+  for (i = 0; i < n; ++i) dst[i] = 0;
 }
 
 /*
- * Dot products of a block of four weight rows (layout above) with two interleaved
- * columns: acc[j][r] += col_j . row_r over row_len (a multiple of 4) values.
+ * acc[r] += col . row r of one weight block, over row_len (a multiple of 4)
+ * values; returns the next block. On the DSP path one asm loop: per two tap pairs
+ * an LDRD of the column and two LDM of the block's four rows, eight SMLAD (11
+ * instructions for 16 multiply-accumulates), eight tap pairs per pass.
  */
-KILN_S8_DOT void kiln_s8_dot_2x4(const int16_t* cols, const int16_t* wblock, int32_t row_len, int32_t acc[2][4]) {
-  int32_t a00 = acc[0][0], a01 = acc[0][1], a02 = acc[0][2], a03 = acc[0][3];
-  int32_t a10 = acc[1][0], a11 = acc[1][1], a12 = acc[1][2], a13 = acc[1][3];
-#if KILN_S8_DSP
-  /* One asm loop (two tap pairs per pass, post-incremented loads): 8 accumulators,
-   * 2 activation words, 1 weight word and 2 pointers take 13 registers, so the end
-   * pointer is read from memory into the free weight register once per pass. */
-  const int16_t* c = cols;
-  const int16_t* w = wblock;
-  const int16_t* end = cols + 2 * row_len;
-  uint32_t x0, x1, wv;
-#define KILN_S8_2X4_PAIR                          \
-  "ldrd %[x0], %[x1], [%[c]], #8\n\t"            \
-  "ldr %[wv], [%[w]], #4\n\t"                    \
-  "smlad %[a00], %[x0], %[wv], %[a00]\n\t"       \
-  "smlad %[a10], %[x1], %[wv], %[a10]\n\t"       \
-  "ldr %[wv], [%[w]], #4\n\t"                    \
-  "smlad %[a01], %[x0], %[wv], %[a01]\n\t"       \
-  "smlad %[a11], %[x1], %[wv], %[a11]\n\t"       \
-  "ldr %[wv], [%[w]], #4\n\t"                    \
-  "smlad %[a02], %[x0], %[wv], %[a02]\n\t"       \
-  "smlad %[a12], %[x1], %[wv], %[a12]\n\t"       \
-  "ldr %[wv], [%[w]], #4\n\t"                    \
-  "smlad %[a03], %[x0], %[wv], %[a03]\n\t"       \
-  "smlad %[a13], %[x1], %[wv], %[a13]\n\t"
-  if (row_len > 0) {
-    __asm__("1:\n\t" KILN_S8_2X4_PAIR KILN_S8_2X4_PAIR
-            "ldr %[wv], %[end]\n\t"
-            "cmp %[c], %[wv]\n\t"
-            "bne 1b"
-            : [a00] "+r"(a00), [a01] "+r"(a01), [a02] "+r"(a02), [a03] "+r"(a03), [a10] "+r"(a10),
-              [a11] "+r"(a11), [a12] "+r"(a12), [a13] "+r"(a13), [c] "+r"(c), [w] "+r"(w), [x0] "=&r"(x0),
-              [x1] "=&r"(x1), [wv] "=&r"(wv)
-            : [end] "m"(end)
-            : "cc", "memory");
-  }
-#undef KILN_S8_2X4_PAIR
-#else
-  const int16_t* c = cols;
-  const int16_t* w = wblock;
-  const int16_t* end = cols + 2 * row_len;
-  while (c < end) {
-    const int32_t x0 = c[0], x0b = c[1], x1 = c[2], x1b = c[3];
-    a00 += x0 * w[0] + x0b * w[1];
-    a10 += x1 * w[0] + x1b * w[1];
-    a01 += x0 * w[2] + x0b * w[3];
-    a11 += x1 * w[2] + x1b * w[3];
-    a02 += x0 * w[4] + x0b * w[5];
-    a12 += x1 * w[4] + x1b * w[5];
-    a03 += x0 * w[6] + x0b * w[7];
-    a13 += x1 * w[6] + x1b * w[7];
-    c += 4;
-    w += 8;
-  }
-#endif
-  acc[0][0] = a00, acc[0][1] = a01, acc[0][2] = a02, acc[0][3] = a03;
-  acc[1][0] = a10, acc[1][1] = a11, acc[1][2] = a12, acc[1][3] = a13;
-}
-
-/* As kiln_s8_dot_2x4 for one contiguous column. */
-KILN_S8_DOT void kiln_s8_dot_1x4(const int16_t* col, const int16_t* wblock, int32_t row_len, int32_t acc[4]) {
-  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-#if KILN_S8_DSP
-  /* One asm loop: two tap pairs per pass, activations and weights read as
-   * post-incremented LDRD (the weight block is 8-byte strided: four rows' pairs). */
+KILN_S8_INLINE const int16_t* kiln_s8_dot_1x4(const int16_t* col, const int16_t* wblock, int32_t row_len,
+                                             int32_t* acc0, int32_t* acc1, int32_t* acc2, int32_t* acc3) {
+  int32_t a0 = *acc0, a1 = *acc1, a2 = *acc2, a3 = *acc3;
   const int16_t* c = col;
   const int16_t* w = wblock;
+#if KILN_S8_DSP
   const int16_t* end = col + row_len;
-  uint32_t x0, x1, w0, w1;
-  if (row_len > 0) {
-    __asm__("1:\n\t"
-            "ldrd %[x0], %[x1], [%[c]], #8\n\t"
-            "ldrd %[w0], %[w1], [%[w]], #8\n\t"
-            "smlad %[a0], %[x0], %[w0], %[a0]\n\t"
-            "smlad %[a1], %[x0], %[w1], %[a1]\n\t"
-            "ldrd %[w0], %[w1], [%[w]], #8\n\t"
-            "smlad %[a2], %[x0], %[w0], %[a2]\n\t"
-            "smlad %[a3], %[x0], %[w1], %[a3]\n\t"
-            "ldrd %[w0], %[w1], [%[w]], #8\n\t"
-            "smlad %[a0], %[x1], %[w0], %[a0]\n\t"
-            "smlad %[a1], %[x1], %[w1], %[a1]\n\t"
-            "ldrd %[w0], %[w1], [%[w]], #8\n\t"
-            "smlad %[a2], %[x1], %[w0], %[a2]\n\t"
-            "smlad %[a3], %[x1], %[w1], %[a3]\n\t"
+  /* LDM needs its registers in ascending order: they are pinned. */
+  register uint32_t w0 __asm__("r8");
+  register uint32_t w1 __asm__("r9");
+  register uint32_t w2 __asm__("r10");
+  register uint32_t w3 __asm__("r11");
+  uint32_t x0, x1;
+#define KILN_S8_1X4_STEP                                   \
+  "ldrd %[x0], %[x1], [%[c]], #8\n\t"                      \
+  "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"          \
+  "smlad %[a0], %[x0], %[w0], %[a0]\n\t"                   \
+  "smlad %[a1], %[x0], %[w1], %[a1]\n\t"                   \
+  "smlad %[a2], %[x0], %[w2], %[a2]\n\t"                   \
+  "smlad %[a3], %[x0], %[w3], %[a3]\n\t"                   \
+  "ldmia %[w]!, {%[w0], %[w1], %[w2], %[w3]}\n\t"          \
+  "smlad %[a0], %[x1], %[w0], %[a0]\n\t"                   \
+  "smlad %[a1], %[x1], %[w1], %[a1]\n\t"                   \
+  "smlad %[a2], %[x1], %[w2], %[a2]\n\t"                   \
+  "smlad %[a3], %[x1], %[w3], %[a3]\n\t"
+#define KILN_S8_1X4_OPERANDS                                                                                  \
+  [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [c] "+r"(c), [w] "+r"(w), [x0] "=&r"(x0),     \
+      [x1] "=&r"(x1), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3)
+  if (row_len & 4) __asm__(KILN_S8_1X4_STEP : KILN_S8_1X4_OPERANDS : : "memory");
+  if (c != end)
+    __asm__("1:\n\t" KILN_S8_1X4_STEP KILN_S8_1X4_STEP
             "cmp %[c], %[end]\n\t"
             "bne 1b"
-            : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [c] "+r"(c), [w] "+r"(w),
-              [x0] "=&r"(x0), [x1] "=&r"(x1), [w0] "=&r"(w0), [w1] "=&r"(w1)
+            : KILN_S8_1X4_OPERANDS
             : [end] "r"(end)
             : "cc", "memory");
-  }
+#undef KILN_S8_1X4_STEP
+#undef KILN_S8_1X4_OPERANDS
 #else
-  const int16_t* c = col;
-  const int16_t* w = wblock;
   const int16_t* end = col + row_len;
   while (c < end) {
     const int32_t x0 = c[0], x1 = c[1];
@@ -310,96 +252,70 @@ KILN_S8_DOT void kiln_s8_dot_1x4(const int16_t* col, const int16_t* wblock, int3
     w += 8;
   }
 #endif
-  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+  *acc0 = a0, *acc1 = a1, *acc2 = a2, *acc3 = a3;
+  return w;
 }
 
-/* A full block: four output channels of two columns, accumulators in registers,
- * the store unrolled for a constant `form`. */
-KILN_S8_INLINE void kiln_s8_block_2x4(const int16_t* cols, const int16_t* wblock, int32_t row_len,
-                                      const int32_t* bias, const kiln_s8_requant_t* rq, const kiln_s8_output_t* o,
-                                      int8_t* y0, int8_t* y1, int form) {
-  int32_t acc[2][4];
-  if (bias != NULL) {
-    acc[0][0] = acc[1][0] = bias[0];
-    acc[0][1] = acc[1][1] = bias[1];
-    acc[0][2] = acc[1][2] = bias[2];
-    acc[0][3] = acc[1][3] = bias[3];
-  } else {
-    acc[0][0] = acc[1][0] = acc[0][1] = acc[1][1] = acc[0][2] = acc[1][2] = acc[0][3] = acc[1][3] = 0;
-  }
-  kiln_s8_dot_2x4(cols, wblock, row_len, acc);
-  /* Unrolled by hand: the compiler keeps acc in registers only when every index is a constant. */
-  y0[0] = kiln_s8_output_as(acc[0][0], &rq[0], o, form);
-  y1[0] = kiln_s8_output_as(acc[1][0], &rq[0], o, form);
-  y0[1] = kiln_s8_output_as(acc[0][1], &rq[1], o, form);
-  y1[1] = kiln_s8_output_as(acc[1][1], &rq[1], o, form);
-  y0[2] = kiln_s8_output_as(acc[0][2], &rq[2], o, form);
-  y1[2] = kiln_s8_output_as(acc[1][2], &rq[2], o, form);
-  y0[3] = kiln_s8_output_as(acc[0][3], &rq[3], o, form);
-  y1[3] = kiln_s8_output_as(acc[1][3], &rq[3], o, form);
-}
-
-/* As kiln_s8_block_2x4 for one column. */
-KILN_S8_INLINE void kiln_s8_block_1x4(const int16_t* col, const int16_t* wblock, int32_t row_len,
-                                      const int32_t* bias, const kiln_s8_requant_t* rq, const kiln_s8_output_t* o,
-                                      int8_t* y0, int form) {
-  int32_t acc[4];
-  if (bias != NULL) {
-    acc[0] = bias[0], acc[1] = bias[1], acc[2] = bias[2], acc[3] = bias[3];
-  } else {
-    acc[0] = acc[1] = acc[2] = acc[3] = 0;
-  }
-  kiln_s8_dot_1x4(col, wblock, row_len, acc);
-  y0[0] = kiln_s8_output_as(acc[0], &rq[0], o, form);
-  y0[1] = kiln_s8_output_as(acc[1], &rq[1], o, form);
-  y0[2] = kiln_s8_output_as(acc[2], &rq[2], o, form);
-  y0[3] = kiln_s8_output_as(acc[3], &rq[3], o, form);
-}
-
-/* Every full block of four channels for one or two columns, `form` constant. */
-KILN_S8_INLINE void kiln_s8_full_blocks(const int16_t* cols, int32_t row_len, const int16_t* w, const int32_t* bias,
+/* Every full block of four channels of one column, `form` constant. */
+KILN_S8_INLINE void kiln_s8_full_blocks(const int16_t* col, int32_t row_len, const int16_t* w, const int32_t* bias,
                                         const kiln_s8_requant_t* rq, int32_t n_full, const kiln_s8_output_t* o,
-                                        int8_t* y0, int8_t* y1, int form) {
+                                        int8_t* y, int form) {
+  /* A copy the asm's memory clobber does not force to be reloaded per output. */
+  const kiln_s8_output_t out = *o;
   int32_t oc;
   for (oc = 0; oc < n_full; oc += 4) {
-    const int16_t* wblock = w + (int64_t)oc * row_len;
-    const int32_t* b = bias != NULL ? bias + oc : NULL;
-    if (y1 != NULL)
-      kiln_s8_block_2x4(cols, wblock, row_len, b, rq + oc, o, y0 + oc, y1 + oc, form);
-    else
-      kiln_s8_block_1x4(cols, wblock, row_len, b, rq + oc, o, y0 + oc, form);
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    if (bias != NULL) a0 = bias[oc], a1 = bias[oc + 1], a2 = bias[oc + 2], a3 = bias[oc + 3];
+    w = kiln_s8_dot_1x4(col, w, row_len, &a0, &a1, &a2, &a3);
+    y[oc] = kiln_s8_output_as(a0, &rq[oc], &out, form);
+    y[oc + 1] = kiln_s8_output_as(a1, &rq[oc + 1], &out, form);
+    y[oc + 2] = kiln_s8_output_as(a2, &rq[oc + 2], &out, form);
+    y[oc + 3] = kiln_s8_output_as(a3, &rq[oc + 3], &out, form);
   }
+}
+
+/* One out-of-line copy per form: the asm loop's 12 registers never meet the
+ * caller's live values. */
+#define KILN_S8_FULL_BLOCKS_COPY(form)                                                                            \
+  KILN_S8_NOINLINE void kiln_s8_full_blocks_##form(const int16_t* col, int32_t row_len, const int16_t* w,        \
+                                                   const int32_t* bias, const kiln_s8_requant_t* rq,               \
+                                                   int32_t n_full, const kiln_s8_output_t* o, int8_t* y) {         \
+    kiln_s8_full_blocks(col, row_len, w, bias, rq, n_full, o, y, form);                                          \
+  }
+KILN_S8_FULL_BLOCKS_COPY(0)
+KILN_S8_FULL_BLOCKS_COPY(1)
+KILN_S8_FULL_BLOCKS_COPY(2)
+KILN_S8_FULL_BLOCKS_COPY(3)
+#undef KILN_S8_FULL_BLOCKS_COPY
+
+/* Channels [n_full, n_out) (fewer than four): the last block, zero rows in its weights. */
+KILN_S8_NOINLINE void kiln_s8_partial_block(const int16_t* col, int32_t row_len, const int16_t* wblock,
+                                            const int32_t* bias, const kiln_s8_requant_t* rq, int32_t n_full,
+                                            int32_t n_out, const kiln_s8_output_t* o, int8_t* y) {
+  int32_t acc[4];
+  int32_t r;
+  for (r = 0; r < 4; ++r) acc[r] = (bias != NULL && n_full + r < n_out) ? bias[n_full + r] : 0;
+  (void)kiln_s8_dot_1x4(col, wblock, row_len, &acc[0], &acc[1], &acc[2], &acc[3]);
+  for (r = 0; n_full + r < n_out; ++r) y[n_full + r] = kiln_s8_output(acc[r], &rq[n_full + r], o);
 }
 
 /*
  * The GEMM core: n_out output channels (weights in blocks of four, bias and rq
- * for those channels) for one column (y1 == NULL; `cols` contiguous) or two
- * interleaved columns (outputs to y0 and y1).
+ * for those channels) of one column of row_len int16 (4-byte aligned), outputs to y.
  */
-static inline void kiln_s8_gemm_columns(const int16_t* cols, int32_t row_len, const int16_t* w, const int32_t* bias,
-                                        const kiln_s8_requant_t* rq, int32_t n_out, const kiln_s8_output_t* o,
-                                        int8_t* y0, int8_t* y1) {
+static inline void kiln_s8_gemm_column(const int16_t* col, int32_t row_len, const int16_t* w, const int32_t* bias,
+                                       const kiln_s8_requant_t* rq, int32_t n_out, const kiln_s8_output_t* o,
+                                       int8_t* y) {
   const int32_t n_full = n_out / 4 * 4;
-  switch (KILN_S8_FORM(o)) {
-    case 3: kiln_s8_full_blocks(cols, row_len, w, bias, rq, n_full, o, y0, y1, 3); break;
-    case 2: kiln_s8_full_blocks(cols, row_len, w, bias, rq, n_full, o, y0, y1, 2); break;
-    case 1: kiln_s8_full_blocks(cols, row_len, w, bias, rq, n_full, o, y0, y1, 1); break;
-    default: kiln_s8_full_blocks(cols, row_len, w, bias, rq, n_full, o, y0, y1, 0); break;
-  }
-  if (n_full < n_out) { /* the last, partial block (zero rows in the weights) */
-    const int32_t n = n_out - n_full;
-    int32_t acc[2][4];
-    int32_t r;
-    for (r = 0; r < 4; ++r) acc[0][r] = acc[1][r] = (bias != NULL && r < n) ? bias[n_full + r] : 0;
-    if (y1 != NULL)
-      kiln_s8_dot_2x4(cols, w + (int64_t)n_full * row_len, row_len, acc);
-    else
-      kiln_s8_dot_1x4(cols, w + (int64_t)n_full * row_len, row_len, acc[0]);
-    for (r = 0; r < n; ++r) {
-      y0[n_full + r] = kiln_s8_output(acc[0][r], &rq[n_full + r], o);
-      if (y1 != NULL) y1[n_full + r] = kiln_s8_output(acc[1][r], &rq[n_full + r], o);
+  if (n_full > 0) {
+    switch (KILN_S8_FORM(o)) {
+      case 3: kiln_s8_full_blocks_3(col, row_len, w, bias, rq, n_full, o, y); break;
+      case 2: kiln_s8_full_blocks_2(col, row_len, w, bias, rq, n_full, o, y); break;
+      case 1: kiln_s8_full_blocks_1(col, row_len, w, bias, rq, n_full, o, y); break;
+      default: kiln_s8_full_blocks_0(col, row_len, w, bias, rq, n_full, o, y); break;
     }
   }
+  if (n_full < n_out) kiln_s8_partial_block(col, row_len, w + (int64_t)n_full * row_len, bias, rq, n_full, n_out, o, y);
 }
 
 #endif /* KILN_REQUANT_S8_H */

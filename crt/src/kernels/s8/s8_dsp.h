@@ -2,7 +2,8 @@
  * Instruction-set path of the int8 kernels in this folder, fixed when the library
  * is compiled: the Arm DSP extension (SIMD on four int8 lanes of a 32-bit word,
  * arm_acle.h) when the target has it, else portable C. KILN_S8_PORTABLE forces the
- * portable path (the tests build both and compare them bit for bit).
+ * portable path on any target (tests/crt/s8_qemu builds both and compares them
+ * bit for bit on each board).
  */
 #ifndef KILN_S8_DSP_H
 #define KILN_S8_DSP_H
@@ -15,6 +16,9 @@
 #include <arm_acle.h>
 #else
 #define KILN_S8_DSP 0
+#if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
+#include <arm_acle.h> /* __ssat (Cortex-M3) */
+#endif
 #endif
 
 /* Four int8 values as one word, at any alignment (one LDR / STR on Cortex-M3 and up). */

@@ -1,0 +1,200 @@
+/*
+ * The float32 register-blocked kernels on a QEMU board (the path that board's
+ * compiler flags select: VFMA/VLDM assembly on Cortex-M4F, M7 and M55, portable C
+ * on Cortex-M3) against the same kernels on ONNX's weight layout (the direct and
+ * im2col loops): Conv with GEMM blocks, depthwise 3x3 with packed taps, Gemm with
+ * packed B, over shapes that hit every tile edge. The packing is written here from
+ * the layouts documented in kiln/conv.h and kiln/gemm.h. Results must agree to
+ * 1e-5 relative (fused multiply-adds round once, the reference twice). Prints the
+ * instructions per call of a few layer shapes; exits 0 when everything matched.
+ * Run by run_f32_qemu_check.cmake.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "kiln_board.h"
+#include "kiln_kernels.h"
+
+static int failures = 0, checks = 0;
+
+static void put(const char* s) { kiln_board_write(s, (uint32_t)strlen(s)); }
+static void put_i(int64_t v) {
+  char b[24];
+  int i = 23;
+  uint64_t u = v < 0 ? (uint64_t)(-v) : (uint64_t)v;
+  b[i] = 0;
+  do {
+    b[--i] = (char)('0' + (int)(u % 10u));
+    u /= 10u;
+  } while (u);
+  if (v < 0) b[--i] = '-';
+  put(b + i);
+}
+
+static uint32_t rng = 12345u;
+static float rnd(void) { /* [-1, 1) */
+  rng = rng * 1664525u + 1013904223u;
+  return (float)(int32_t)(rng >> 8) / 8388608.0f - 1.0f;
+}
+static void fill(float* v, uint32_t n, float scale) {
+  uint32_t i;
+  for (i = 0; i < n; ++i) v[i] = scale * rnd();
+}
+
+static void check(const char* what, uint32_t a, uint32_t b, const float* got, const float* want, uint32_t n) {
+  uint32_t i;
+  ++checks;
+  for (i = 0; i < n; ++i)
+    if (!(fabsf(got[i] - want[i]) <= 1e-5f * (1.0f + fabsf(want[i])))) {
+      put("FAIL ");
+      put(what);
+      put(" (");
+      put_i(a);
+      put(", ");
+      put_i(b);
+      put(") at ");
+      put_i(i);
+      put("\n");
+      ++failures;
+      return;
+    }
+}
+
+#define MAXN 8192
+static float X[MAXN], W[MAXN], WP[MAXN], B[256], Y[MAXN], R[MAXN], S[MAXN];
+
+static kiln_conv2d_params_t conv2d(uint32_t c_in, uint32_t c_out, uint32_t h, uint32_t w, uint32_t k, uint32_t stride,
+                                   int32_t pad, uint32_t groups) {
+  kiln_conv2d_params_t p;
+  memset(&p, 0, sizeof p);
+  p.n = 1, p.c_in = c_in, p.c_out = c_out, p.groups = groups;
+  p.d_in = p.d_out = 1, p.h_in = h, p.w_in = w;
+  p.k_d = 1, p.k_h = p.k_w = k;
+  p.stride_d = 1, p.stride_h = p.stride_w = stride;
+  p.dilation_d = p.dilation_h = p.dilation_w = 1;
+  p.pad_top = p.pad_left = pad;
+  p.h_out = (h + 2u * (uint32_t)pad - k) / stride + 1u;
+  p.w_out = (w + 2u * (uint32_t)pad - k) / stride + 1u;
+  return p;
+}
+
+/* rows x k (row-major, `groups` of them) -> blocks of four rows, [k][4] each. */
+static void pack_blocks(const float* w, uint32_t groups, uint32_t rows, uint32_t k, int transposed, float* out) {
+  const uint32_t per_group = (rows + 3u) / 4u * 4u * k;
+  uint32_t g, row, r;
+  memset(out, 0, groups * per_group * sizeof(float));
+  for (g = 0; g < groups; ++g)
+    for (row = 0; row < rows; ++row)
+      for (r = 0; r < k; ++r)
+        out[g * per_group + (row / 4u) * 4u * k + r * 4u + row % 4u] =
+            transposed ? w[r * rows + row] : w[(g * rows + row) * k + r];
+}
+
+static void conv_blocks(void) {
+  static const uint32_t couts[] = {1, 3, 4, 6, 9}, cins[] = {1, 2, 5}, sizes[] = {1, 3, 5, 6};
+  uint32_t a, b, c, k;
+  for (a = 0; a < 5; ++a)
+    for (b = 0; b < 3; ++b)
+      for (c = 0; c < 4; ++c)
+        for (k = 1; k <= 3; k += 2) {
+          kiln_conv2d_params_t p = conv2d(cins[b], couts[a], sizes[c], sizes[c] + 1u, k, 1, k == 3u ? 1 : 0, 1);
+          const uint32_t kk = cins[b] * k * k, n_out = couts[a] * p.h_out * p.w_out;
+          fill(X, cins[b] * p.h_in * p.w_in, 1.0f);
+          fill(W, couts[a] * kk, 0.5f);
+          fill(B, couts[a], 0.25f);
+          if (k == 3u) p.tile_rows = 2;
+          kiln_conv2d_f32(&p, X, W, B, R, S);
+          pack_blocks(W, 1, couts[a], kk, 0, WP);
+          p.weights_layout = KILN_CONV_WEIGHTS_GEMM_BLOCKS;
+          if (kiln_conv2d_f32(&p, X, WP, B, Y, S) != KILN_OK) ++failures;
+          check("conv blocks", couts[a] * 100u + cins[b], sizes[c] * 10u + k, Y, R, n_out);
+        }
+}
+
+static void depthwise(void) {
+  static const uint32_t hs[] = {1, 2, 3, 7}, ws[] = {1, 2, 3, 4, 5, 8, 9, 12, 13, 20};
+  uint32_t s, a, b, ch, t;
+  int32_t pad;
+  for (s = 1; s <= 2; ++s)
+    for (pad = 0; pad <= 1; ++pad)
+      for (a = 0; a < 4; ++a)
+        for (b = 0; b < 10; ++b) {
+          const uint32_t c = 3;
+          kiln_conv2d_params_t p = conv2d(c, c, hs[a], ws[b], 3, s, pad, c);
+          if (hs[a] + 2u * (uint32_t)pad < 3u || ws[b] + 2u * (uint32_t)pad < 3u) continue;
+          fill(X, c * hs[a] * ws[b], 1.0f);
+          fill(W, c * 9u, 0.5f);
+          fill(B, c, 0.3f);
+          kiln_conv2d_f32(&p, X, W, B, R, NULL);
+          for (ch = 0; ch < c; ++ch) {
+            for (t = 0; t < 9u; ++t) WP[ch * 10u + t] = W[ch * 9u + t];
+            WP[ch * 10u + 9u] = B[ch];
+          }
+          fill(S, 3u * ((p.w_out - 1u) * s + 3u), 99.0f);
+          p.weights_layout = KILN_CONV_WEIGHTS_DEPTHWISE_3X3;
+          if (kiln_conv2d_f32(&p, X, WP, NULL, Y, S) != KILN_OK) ++failures;
+          check("depthwise", s * 10u + (uint32_t)pad, hs[a] * 100u + ws[b], Y, R, c * p.h_out * p.w_out);
+        }
+}
+
+static void gemm(void) {
+  static const uint32_t ns[] = {1, 5, 8, 11}, ks[] = {1, 3, 4, 7, 16, 19};
+  uint32_t m, a, b, tb;
+  for (m = 1; m <= 3; m += 2)
+    for (a = 0; a < 4; ++a)
+      for (b = 0; b < 6; ++b)
+        for (tb = 0; tb < 2; ++tb) {
+          kiln_gemm_params_t p;
+          memset(&p, 0, sizeof p);
+          p.m = m, p.n = ns[a], p.k = ks[b], p.trans_b = (uint8_t)tb, p.alpha = 1.0f, p.beta = 1.0f;
+          p.c_stride_m = 0, p.c_stride_n = 1;
+          fill(X, m * p.k, 1.0f);
+          fill(W, p.k * p.n, 0.5f);
+          fill(B, p.n, 0.2f);
+          kiln_gemm_f32(&p, X, W, B, R);
+          pack_blocks(W, 1, p.n, p.k, !tb, WP);
+          p.b_packed = 1;
+          if (kiln_gemm_f32(&p, X, WP, B, Y) != KILN_OK) ++failures;
+          check("gemm", m * 100u + p.n, p.k * 10u + tb, Y, R, m * p.n);
+        }
+}
+
+static void timing(void) {
+  uint64_t n;
+  kiln_conv2d_params_t p = conv2d(16, 16, 8, 8, 1, 1, 0, 1);
+  kiln_gemm_params_t g;
+  pack_blocks(W, 1, 16, 16, 0, WP);
+  p.weights_layout = KILN_CONV_WEIGHTS_GEMM_BLOCKS;
+  kiln_board_counter_start();
+  kiln_conv2d_f32(&p, X, WP, B, Y, NULL);
+  n = kiln_board_counter_stop();
+  put("instructions: conv 1x1 16->16 8x8 (16384 MACs): ");
+  put_i((int64_t)n);
+  p = conv2d(16, 16, 12, 12, 3, 1, 1, 16);
+  p.weights_layout = KILN_CONV_WEIGHTS_DEPTHWISE_3X3;
+  kiln_board_counter_start();
+  kiln_conv2d_f32(&p, X, WP, NULL, Y, S);
+  n = kiln_board_counter_stop();
+  put(", depthwise 3x3 16x12x12 (20736 MACs): ");
+  put_i((int64_t)n);
+  memset(&g, 0, sizeof g);
+  g.m = 1, g.n = 32, g.k = 128, g.alpha = 1.0f, g.beta = 1.0f, g.c_stride_n = 1, g.b_packed = 1;
+  kiln_board_counter_start();
+  kiln_gemm_f32(&g, X, WP, B, Y);
+  n = kiln_board_counter_stop();
+  put(", gemv 128->32 (4096 MACs): ");
+  put_i((int64_t)n);
+  put("\n");
+}
+
+int main(void) {
+  kiln_board_init();
+  conv_blocks();
+  depthwise();
+  gemm();
+  timing();
+  put_i(checks);
+  put(" checks\n");
+  put(failures ? "F32-QEMU-FAIL\n" : "F32-QEMU-OK\n");
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,1 @@
+Bstrided_offsetJŠ oõ—#œÖ2(

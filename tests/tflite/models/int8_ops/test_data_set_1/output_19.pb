@@ -1,0 +1,1 @@
+Bstrided_masksJÑ+¸akr

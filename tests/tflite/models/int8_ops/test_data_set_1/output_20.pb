@@ -1,0 +1,1 @@
+Bstrided_offsetJ#aåŒ?22lÇ

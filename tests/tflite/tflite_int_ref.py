@@ -1,0 +1,384 @@
+"""TFLite's integer arithmetic in plain Python, for the reference outputs of the
+int8 test models (make_test_models.py).
+
+There is no TFLite runtime on the build machine, so the expected outputs are
+computed here, independently of Kiln's C++ and C code, following TFLite's
+reference kernels (tensorflow/lite/kernels/internal/common.h, reference/*.h and
+TFLite Micro's kernels): QuantizeMultiplier, MultiplyByQuantizedMultiplier with
+its two roundings, the Add/Sub/Mul/Mean/ResizeBilinearInteger/BatchMatMul integer
+algorithms, AffineQuantize. Python integers are exact; float32 steps use numpy
+float32 where TFLite computes in float.
+"""
+import math
+
+import numpy as np
+
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+
+
+def round_away(v):
+    """TfLiteRound / std::round of a double: ties away from zero."""
+    v = float(v)
+    return int(math.copysign(math.floor(abs(v) + 0.5), v))
+
+
+def quantize_multiplier(real):
+    """QuantizeMultiplier: (Q31 multiplier, shift), frexp and round half away."""
+    if real == 0.0:
+        return 0, 0
+    q, shift = math.frexp(real)
+    q_fixed = round_away(q * (1 << 31))
+    if q_fixed == (1 << 31):
+        q_fixed //= 2
+        shift += 1
+    if shift < -31:
+        return 0, 0
+    if shift > 30:
+        return (1 << 31) - 1, 30
+    return q_fixed, shift
+
+
+def srdhm(a, b):
+    """SaturatingRoundingDoublingHighMul."""
+    if a == INT32_MIN and b == INT32_MIN:
+        return INT32_MAX
+    ab = a * b
+    x = ab + ((1 << 30) if ab >= 0 else (1 - (1 << 30)))
+    q = abs(x) >> 31  # C++ division of int64 by 2^31 truncates toward zero
+    return q if x >= 0 else -q
+
+
+def rounding_divide_by_pot(x, e):
+    mask = (1 << e) - 1
+    remainder = x & mask
+    threshold = (mask >> 1) + (1 if x < 0 else 0)
+    return (x >> e) + (1 if remainder > threshold else 0)
+
+
+def mbqm(x, multiplier, shift):
+    """MultiplyByQuantizedMultiplier (int32 input, TFLite's default double rounding)."""
+    left, right = max(shift, 0), max(-shift, 0)
+    v = x * (1 << left)
+    assert INT32_MIN <= v <= INT32_MAX, "TFLite would overflow int32 here"
+    return rounding_divide_by_pot(srdhm(v, multiplier), right)
+
+
+def clamp8(v, lo=-128, hi=127):
+    return max(lo, min(hi, v))
+
+
+def f32(v):
+    return np.float32(v)
+
+
+def act_range(act, scale, zp):
+    """CalculateActivationRangeQuantized for int8: None, 'relu', 'relu6'."""
+    q = lambda f: zp + round_away(f32(f) / f32(scale))
+    if act == "relu":
+        return max(-128, q(0.0)), 127
+    if act == "relu6":
+        return max(-128, q(0.0)), min(127, q(6.0))
+    return -128, 127
+
+
+def quantize(x, scale, zp):
+    """AffineQuantize float -> int8: float32 division, ties away from zero."""
+    out = np.zeros(x.shape, np.int8)
+    for i, v in np.ndenumerate(x):
+        out[i] = clamp8(round_away(np.float64(f32(v) / f32(scale))) + zp)
+    return out
+
+
+def requantize(x, s_in, z_in, s_out, z_out):
+    """QUANTIZE int8 -> int8 (also Kiln's rule for a CONCATENATION input whose
+    quantization differs from the output's)."""
+    m, s = quantize_multiplier(float(f32(s_in)) / float(f32(s_out)))
+    return np.vectorize(lambda v: clamp8(mbqm(int(v) - z_in, m, s) + z_out), otypes=[np.int8])(x)
+
+
+def add_sub(a, qa, b, qb, qy, subtract=False, act=None):
+    """Add / Sub (left_shift 20), numpy broadcasting. q* = (scale, zero point)."""
+    twice_max = 2.0 * max(float(f32(qa[0])), float(f32(qb[0])))
+    ma = quantize_multiplier(float(f32(qa[0])) / twice_max)
+    mb = quantize_multiplier(float(f32(qb[0])) / twice_max)
+    mo = quantize_multiplier(twice_max / ((1 << 20) * float(f32(qy[0]))))
+    lo, hi = act_range(act, qy[0], qy[1])
+    a, b = np.broadcast_arrays(a, b)
+    out = np.zeros(a.shape, np.int8)
+    for i in np.ndindex(a.shape):
+        sa = mbqm((int(a[i]) - qa[1]) * (1 << 20), *ma)
+        sb = mbqm((int(b[i]) - qb[1]) * (1 << 20), *mb)
+        out[i] = clamp8(mbqm(sa - sb if subtract else sa + sb, *mo) + qy[1], lo, hi)
+    return out
+
+
+def mul(a, qa, b, qb, qy, act=None):
+    m = quantize_multiplier(float(f32(qa[0])) * float(f32(qb[0])) / float(f32(qy[0])))
+    lo, hi = act_range(act, qy[0], qy[1])
+    a, b = np.broadcast_arrays(a, b)
+    out = np.zeros(a.shape, np.int8)
+    for i in np.ndindex(a.shape):
+        out[i] = clamp8(mbqm((int(a[i]) - qa[1]) * (int(b[i]) - qb[1]), *m) + qy[1], lo, hi)
+    return out
+
+
+def leaky_relu(x, qx, qy, alpha):
+    """TFLite Micro's LeakyRelu: the two ratios computed in float32."""
+    m_alpha = quantize_multiplier(float(f32(qx[0]) * f32(alpha) / f32(qy[0])))
+    m_id = quantize_multiplier(float(f32(qx[0]) / f32(qy[0])))
+    def one(v):
+        d = int(v) - qx[1]
+        return clamp8(qy[1] + mbqm(d, *(m_id if d >= 0 else m_alpha)))
+    return np.vectorize(one, otypes=[np.int8])(x)
+
+
+def mean(x, qx, qy, axes, keep_dims):
+    """QuantizedMeanOrSum (compute_sum false) with the count-adapted multiplier."""
+    m, s = quantize_multiplier(float(f32(qx[0])) / float(f32(qy[0])))
+    axes = tuple(sorted(a % x.ndim for a in axes))
+    n = int(np.prod([x.shape[a] for a in axes]))
+    shift = min(n.bit_length() - 1, 32, 31 + s)
+    m2, s2 = ((m << shift) // n), s - shift
+    sums = x.astype(np.int64).sum(axis=axes, keepdims=keep_dims)
+    return np.vectorize(lambda v: clamp8(mbqm(int(v) - qx[1] * n, m2, s2) + qy[1]), otypes=[np.int8])(sums)
+
+
+def _cdiv(a, b):
+    """C integer division (truncates toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def resize_bilinear(x, oh, ow, align_corners=False, half_pixel=False):
+    """ResizeBilinearInteger, NHWC int8 (default build: TFLITE_SINGLE_ROUNDING off)."""
+    n, h, w, c = x.shape
+
+    def scale10(i, o):
+        if align_corners and o > 1:
+            return _cdiv((1 << 10) * (i - 1) + (o - 1) // 2, o - 1)
+        return _cdiv((1 << 10) * i + o // 2, o)
+
+    def coords(v, s, size):
+        scaled = v * s + s // 2 - (1 << 9) if half_pixel else v * s
+        return scaled, max(_cdiv(scaled, 1 << 10), 0), min(_cdiv(scaled + (1 << 10) - 1, 1 << 10), size - 1)
+
+    sh, sw = scale10(h, oh), scale10(w, ow)
+    y = np.zeros((n, oh, ow, c), np.int8)
+    for b in range(n):
+        for i in range(oh):
+            iy, y0, y1 = coords(i, sh, h)
+            for j in range(ow):
+                ix, x0, x1 = coords(j, sw, w)
+                for ch in range(c):
+                    v = (int(x[b, y0, x0, ch]) * ((1 << 10) - (iy - (1 << 10) * y0)) * ((1 << 10) - (ix - (1 << 10) * x0)) +
+                         int(x[b, y1, x0, ch]) * (iy - (1 << 10) * y0) * ((1 << 10) - (ix - (1 << 10) * x0)) +
+                         int(x[b, y0, x1, ch]) * ((1 << 10) - (iy - (1 << 10) * y0)) * (ix - (1 << 10) * x0) +
+                         int(x[b, y1, x1, ch]) * (iy - (1 << 10) * y0) * (ix - (1 << 10) * x0))
+                    rnd = (1 << 19) if v > 0 else -(1 << 19)
+                    y[b, i, j, ch] = _cdiv(v + rnd, 1 << 20)
+    return y
+
+
+def batch_matmul(a, qa, b, qb, qy, adj_x=False, adj_y=False):
+    """BatchMatMul int8: exact int32 dot products, one MultiplyByQuantizedMultiplier."""
+    m = quantize_multiplier(float(f32(qa[0])) * float(f32(qb[0])) / float(f32(qy[0])))
+    a = a.astype(np.int64) - qa[1]
+    b = b.astype(np.int64) - qb[1]
+    if adj_x:
+        a = np.swapaxes(a, -1, -2)
+    if adj_y:
+        b = np.swapaxes(b, -1, -2)
+    acc = np.matmul(a, b)
+    return np.vectorize(lambda v: clamp8(mbqm(int(v), *m) + qy[1]), otypes=[np.int8])(acc)
+
+
+def _srdhm16(a, b):
+    """gemmlowp's SaturatingRoundingDoublingHighMul on int16."""
+    if a == b == -32768:
+        return 32767
+    ab = a * b
+    x = ab + ((1 << 14) if ab >= 0 else (1 - (1 << 14)))
+    q = abs(x) >> 15
+    return q if x >= 0 else -q
+
+
+def _sdhm16(a, b):
+    """SaturatingDoublingHighMul on int16: rounds toward zero."""
+    if a == b == -32768:
+        return 32767
+    ab = a * b
+    q = abs(ab) >> 15
+    return q if ab >= 0 else -q
+
+
+def _sat16(v):
+    return max(-32768, min(32767, v))
+
+
+def _to_int16_multiplier(m32):
+    """DownScaleInt32ToInt16Multiplier."""
+    if m32 >= INT32_MAX - (1 << 15):
+        return 32767
+    return (m32 + (1 << 15)) >> 16
+
+
+def hard_swish(x, qx, qy):
+    """TFLite's int8 HardSwish (16-bit fixed point, params as TFLite Micro's
+    HardSwishPrepare computes them in float32)."""
+    hires_scale = f32(f32(1.0 / 128.0) * f32(qx[0]))
+    out_m, out_e = quantize_multiplier(float(f32(hires_scale / f32(qy[0]))))
+    relu_m, relu_e = quantize_multiplier(float(f32(hires_scale / f32(f32(3.0) / f32(32768.0)))))
+    out_m16, relu_m16 = _to_int16_multiplier(out_m), _to_int16_multiplier(relu_m)
+    assert out_e <= 0
+
+    def one(v):
+        hires = (int(v) - qx[1]) * 128
+        preshift_out = _srdhm16(hires, out_m16)
+        r = hires
+        if relu_e > 0:
+            r = _sat16(r * (1 << (relu_e - 1)))
+        r = _srdhm16(r, relu_m16)
+        if relu_e > 0:
+            r = _sat16(r * 2)
+        if relu_e < 0:
+            r = rounding_divide_by_pot(r, -relu_e)
+        r = (r + (1 << 15)) >> 1
+        out = rounding_divide_by_pot(_sdhm16(r, preshift_out), -out_e) + qy[1]
+        return clamp8(out)
+    return np.vectorize(one, otypes=[np.int8])(x)
+
+
+# ---- gemmlowp's fixed-point logistic and tanh (int32 raw values) -------------
+# FixedPoint<int32, k> holds value * 2^(31 - k); a product of two fixed-point
+# numbers is SaturatingRoundingDoublingHighMul of the raws, a sum wraps as int32.
+
+def _wrap32(v):
+    return ((v + (1 << 31)) % (1 << 32)) - (1 << 31)
+
+
+def _mul_pot_sat(x, e):
+    """SaturatingRoundingMultiplyByPOT<e>: a rounding right shift for e < 0, a
+    saturating left shift for e > 0."""
+    if e < 0:
+        return rounding_divide_by_pot(x, -e)
+    if e == 0:
+        return x
+    threshold = (1 << (31 - e)) - 1
+    if x > threshold:
+        return INT32_MAX
+    if x < -threshold:
+        return INT32_MIN
+    return x << e
+
+
+def _exp_quarter_interval(a):
+    """exp on [-1/4, 0), a in Q0.31: Taylor series around -1/8."""
+    constant_term = 1895147668   # exp(-1/8)
+    one_third = 715827883
+    x = _wrap32(a + (1 << 28))   # + 1/8
+    x2 = srdhm(x, x)
+    x3 = srdhm(x2, x)
+    x4 = srdhm(x2, x2)
+    x4_over_4 = _mul_pot_sat(x4, -2)
+    poly = _mul_pot_sat(_wrap32(srdhm(_wrap32(x4_over_4 + x3), one_third) + x2), -1)
+    return _wrap32(constant_term + srdhm(constant_term, _wrap32(x + poly)))
+
+
+def _exp_on_negative_values(a, int_bits):
+    """exp(a) for a <= 0 in Q(int_bits).(31 - int_bits) -> Q0.31."""
+    frac_bits = 31 - int_bits
+    quarter = 1 << (frac_bits - 2)
+    a_mod = _wrap32((a & (quarter - 1)) - quarter)
+    result = _exp_quarter_interval(_mul_pot_sat(a_mod, int_bits))
+    remainder = _wrap32(a_mod - a)
+    for exponent, multiplier in ((-2, 1672461947), (-1, 1302514674), (0, 790015084), (1, 290630308),
+                                 (2, 39332535), (3, 720401), (4, 242)):
+        if int_bits > exponent and remainder & (1 << (frac_bits + exponent)):
+            result = srdhm(result, multiplier)
+    if int_bits > 5 and a < -(1 << (36 - int_bits)):  # below -32
+        result = 0
+    return INT32_MAX if a == 0 else result
+
+
+def _newton_reciprocal_half(half_denominator):
+    """x ~ 1 / half_denominator in Q2.29 (three Newton-Raphson steps from 48/17 - 32/17 d)."""
+    x = _wrap32(1515870810 + srdhm(half_denominator, -1010580540))
+    for _ in range(3):
+        one_minus = _wrap32((1 << 29) - srdhm(half_denominator, x))
+        x = _wrap32(x + _mul_pot_sat(srdhm(x, one_minus), 2))
+    return x
+
+
+def _rounding_half_sum(a, b):
+    """RoundingHalfSum: (a + b) / 2, ties away from zero."""
+    s = a + b
+    return (s + 1) // 2 if s >= 0 else -((1 - s) // 2)
+
+
+def gemmlowp_logistic(a, int_bits):
+    """logistic(a), a in Q(int_bits); result in Q0.31."""
+    if a == 0:
+        return 1 << 30
+    exp_neg = _exp_on_negative_values(-abs(a), int_bits)
+    positive = _mul_pot_sat(_newton_reciprocal_half(_rounding_half_sum(exp_neg, INT32_MAX)), 1)
+    return positive if a > 0 else _wrap32(INT32_MAX - positive)
+
+
+def gemmlowp_tanh(a, int_bits):
+    """tanh(a), a in Q(int_bits); result in Q0.31."""
+    if a == 0:
+        return 0
+    exp_neg = _exp_on_negative_values(-abs(a), int_bits + 1)  # exp(2 * -|a|)
+    t = _mul_pot_sat(_wrap32(_newton_reciprocal_half(_rounding_half_sum(exp_neg, INT32_MAX)) - (1 << 29)), 2)
+    return t if a > 0 else -t
+
+
+def _q4_input(scale):
+    """The int8 LOGISTIC/TANH input rescale to Q4.27 and the saturation radius."""
+    q, shift = math.frexp(float(f32(scale)) * float(1 << 27))
+    mult = round_away(q * (1 << 31))
+    radius = math.floor(((1 << 4) - 1) * (1 << 27) / (1 << shift))
+    return mult, shift, radius
+
+
+def logistic(x, qx):
+    """TFLite's int8 LOGISTIC (output 1/256, zero point -128)."""
+    mult, shift, radius = _q4_input(qx[0])
+
+    def one(v):
+        d = int(v) - qx[1]
+        if d <= -radius:
+            return -128
+        if d >= radius:
+            return 127
+        y = rounding_divide_by_pot(gemmlowp_logistic(mbqm(d, mult, shift), 4), 23)
+        return clamp8(y - 128)
+    return np.vectorize(one, otypes=[np.int8])(x)
+
+
+def tanh(x, qx):
+    """TFLite's int8 TANH (output 1/128, zero point 0)."""
+    mult, shift, radius = _q4_input(qx[0])
+
+    def one(v):
+        d = int(v) - qx[1]
+        if d <= -radius:
+            return -128
+        if d >= radius:
+            return 127
+        return clamp8(rounding_divide_by_pot(gemmlowp_tanh(mbqm(d, mult, shift), 4), 24))
+    return np.vectorize(one, otypes=[np.int8])(x)
+
+
+def relu(x, qx, qy):
+    """TFLite Micro's int8 RELU: requantize, then clamp below at the output's 0."""
+    m, s = quantize_multiplier(float(f32(qx[0])) / float(f32(qy[0])))
+    lo = max(-128, qy[1] + round_away(f32(0.0) / f32(qy[0])))
+    return np.vectorize(lambda v: min(127, max(lo, qy[1] + mbqm(int(v) - qx[1], m, s))), otypes=[np.int8])(x)
+
+
+def relu6(x, qx):
+    """TFLite Micro's int8 RELU6: a clamp of the stored value to [q(0), q(6)] on
+    the input's quantization (FloatToQuantizedType)."""
+    q = lambda f: clamp8(round_away(np.float64(f32(f) / f32(qx[0]))) + qx[1])
+    return np.clip(x, q(0.0), q(6.0)).astype(np.int8)
