@@ -24,6 +24,21 @@ static void conv_w8_mve_column(const kiln_conv2d_s8_params_t* p, const int8_t* x
   int8_t* dst = col;
   while (kx0 < p->kernel_w && ix0 + kx0 < 0) ++kx0;
   while (kx1 > kx0 && ix0 + kx1 - 1 >= p->in_w) --kx1;
+  if (row_taps <= 16) { /* a kernel row is one vector: one predicated store (and load) per row */
+    const mve_pred16_t row_p = vctp8q((uint32_t)row_taps), copy_p = vctp8q((uint32_t)((kx1 - kx0) * in_c));
+    const int partial = kx0 > 0 || kx1 < p->kernel_w;
+    const int8_t* sp = xb + (ix0 + kx0) * in_c;
+    int8_t* d = dst + kx0 * in_c;
+    for (ky = 0; ky < p->kernel_h; ++ky, dst += row_taps, d += row_taps) {
+      const int32_t iy = iy0 + ky * p->dilation_h;
+      if (iy < 0 || iy >= p->in_h || kx0 >= kx1) {
+        vstrbq_p_s8(dst, zp, row_p);
+      } else {
+        if (partial) vstrbq_p_s8(dst, zp, row_p);
+        vstrbq_p_s8(d, vldrbq_z_s8(sp + iy * row_bytes, copy_p), copy_p);
+      }
+    }
+  } else {
   for (ky = 0; ky < p->kernel_h; ++ky, dst += row_taps) {
     const int32_t iy = iy0 + ky * p->dilation_h;
     int8_t* d = dst;
@@ -41,6 +56,7 @@ static void conv_w8_mve_column(const kiln_conv2d_s8_params_t* p, const int8_t* x
         vstrbq_p_s8(d, vldrbq_z_s8(sp, live), live);
       }
     }
+  }
   }
   for (n = row_len8 - (int32_t)(dst - col); n > 0; n -= 16, dst += 16)
     vstrbq_p_s8(dst, vdupq_n_s8(0), vctp8q((uint32_t)n));
@@ -61,6 +77,7 @@ static kiln_status_t kiln_conv2d_s8_w8_mve(const kiln_conv2d_s8_params_t* p, con
   int32_t b, g, pix;
   kiln_s8_mve_output_t m;
   kiln_s8_mve_output_init(&m, p->output_offset, p->act_min, p->act_max, 1);
+  m.right_only = kiln_s8_mve_right_only(rq, p->out_c);
   for (b = 0; b < p->batch; ++b) {
     const int8_t* xb = x + (int64_t)b * p->in_h * p->in_w * p->in_c;
     int8_t* yb = y + (int64_t)b * n_pix * p->out_c;

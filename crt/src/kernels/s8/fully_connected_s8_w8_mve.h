@@ -18,6 +18,7 @@ static kiln_status_t kiln_fully_connected_s8_w8_mve(const kiln_fully_connected_s
   int32_t row;
   kiln_s8_mve_output_t m;
   kiln_s8_mve_output_init(&m, p->output_offset, p->act_min, p->act_max, 1);
+  m.right_only = kiln_s8_mve_right_only(rq, p->out_features);
   for (row = 0; row < p->rows; row += 2) {
     const int8_t* x0 = x + (int64_t)row * p->in_features;
     int8_t* y0 = y + (int64_t)row * p->out_features;

@@ -19,7 +19,8 @@
  * then the eight sums moved into two vectors. */
 KILN_S8_INLINE void kiln_s8_mve_block8_2x4(const int8_t* c0, const int8_t* c1, const int8_t* c0_end, const int8_t* wb,
                                            const int32_t* kernel_bias, const kiln_s8_requant_t* rq,
-                                           const kiln_s8_mve_output_t* m, int8_t* y0, int8_t* y1, mve_pred16_t live) {
+                                           const kiln_s8_mve_output_t* m, int8_t* y0, int8_t* y1, mve_pred16_t live,
+                                           int right_only) {
   /* Fixed registers: VMLADAVA needs even ones for the eight sums, and letting
    * the allocator choose twelve registers fails in some callers. */
   register const int8_t* p0 __asm__("r1") = c0;
@@ -70,15 +71,16 @@ KILN_S8_INLINE void kiln_s8_mve_block8_2x4(const int8_t* c0, const int8_t* c1, c
       : [end] "r"(end)
       : "q0", "q1", "q2", "q3", "q4", "q5", "memory", "cc");
   b = KILN_S8_MVE_ALL(live) ? vld1q_s32(kernel_bias) : vldrwq_z_s32(kernel_bias, live);
-  q = kiln_s8_mve_rq4(rq, m, live);
-  kiln_s8_mve_store(vaddq_s32(s0, b), &q, m, live, y0);
-  kiln_s8_mve_store(vaddq_s32(s1, b), &q, m, live, y1);
+  q = kiln_s8_mve_rq4_as(rq, m, live, right_only);
+  kiln_s8_mve_store_as(vaddq_s32(s0, b), &q, m, live, y0, right_only);
+  kiln_s8_mve_store_as(vaddq_s32(s1, b), &q, m, live, y1, right_only);
 }
 
 /* As kiln_s8_mve_block8_2x4 for one column. */
 KILN_S8_INLINE void kiln_s8_mve_block8_1x4(const int8_t* c0, int32_t row_len8, const int8_t* wb,
                                            const int32_t* kernel_bias, const kiln_s8_requant_t* rq,
-                                           const kiln_s8_mve_output_t* m, int8_t* y0, mve_pred16_t live) {
+                                           const kiln_s8_mve_output_t* m, int8_t* y0, mve_pred16_t live,
+                                           int right_only) {
   int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, k;
   int32x4_t s, b;
   kiln_s8_mve_rq4_t q;
@@ -91,36 +93,47 @@ KILN_S8_INLINE void kiln_s8_mve_block8_1x4(const int8_t* c0, int32_t row_len8, c
   }
   s = vsetq_lane_s32(a3, vsetq_lane_s32(a2, vsetq_lane_s32(a1, vdupq_n_s32(a0), 1), 2), 3);
   b = KILN_S8_MVE_ALL(live) ? vld1q_s32(kernel_bias) : vldrwq_z_s32(kernel_bias, live);
-  q = kiln_s8_mve_rq4(rq, m, live);
-  kiln_s8_mve_store(vaddq_s32(s, b), &q, m, live, y0);
+  q = kiln_s8_mve_rq4_as(rq, m, live, right_only);
+  kiln_s8_mve_store_as(vaddq_s32(s, b), &q, m, live, y0, right_only);
+}
+
+/* kiln_s8_mve_gemm8 with `right_only` (m->right_only) a constant. */
+KILN_S8_INLINE void kiln_s8_mve_gemm8_as(const int8_t* c0, const int8_t* c1, int32_t row_len8, const int8_t* w,
+                                         const int32_t* kernel_bias, const kiln_s8_requant_t* rq, int32_t n_out,
+                                         const kiln_s8_mve_output_t* m, int8_t* y0, int8_t* y1, int right_only) {
+  int32_t oc;
+  if (y1 != NULL) {
+    const int8_t* c0_end = c0 + row_len8;
+    for (oc = 0; oc + 4 <= n_out; oc += 4)
+      kiln_s8_mve_block8_2x4(c0, c1, c0_end, w + oc * row_len8, kernel_bias + oc, rq + oc, m, y0 + oc, y1 + oc,
+                             0xFFFF, right_only);
+    if (oc < n_out)
+      kiln_s8_mve_block8_2x4(c0, c1, c0_end, w + oc * row_len8, kernel_bias + oc, rq + oc, m, y0 + oc, y1 + oc,
+                             vctp32q((uint32_t)(n_out - oc)), right_only);
+  } else {
+    for (oc = 0; oc + 4 <= n_out; oc += 4)
+      kiln_s8_mve_block8_1x4(c0, row_len8, w + oc * row_len8, kernel_bias + oc, rq + oc, m, y0 + oc, 0xFFFF,
+                             right_only);
+    if (oc < n_out)
+      kiln_s8_mve_block8_1x4(c0, row_len8, w + oc * row_len8, kernel_bias + oc, rq + oc, m, y0 + oc,
+                             vctp32q((uint32_t)(n_out - oc)), right_only);
+  }
 }
 
 /*
  * n_out output channels (weights in blocks of four rows of row_len8 int8, kernel
  * bias and rq of those channels) for column c0 and, when y1 != NULL, column c1;
  * outputs to y0[0..n_out) and y1[0..n_out). Out of line: the two-column asm takes
- * twelve core registers.
+ * twelve core registers. Channels that all shift right skip the left shift.
  */
 static __attribute__((noinline)) void kiln_s8_mve_gemm8(const int8_t* c0, const int8_t* c1, int32_t row_len8,
                                                         const int8_t* w, const int32_t* kernel_bias,
                                                         const kiln_s8_requant_t* rq, int32_t n_out,
                                                         const kiln_s8_mve_output_t* m, int8_t* y0, int8_t* y1) {
-  int32_t oc;
-  if (y1 != NULL) {
-    const int8_t* c0_end = c0 + row_len8;
-    for (oc = 0; oc + 4 <= n_out; oc += 4)
-      kiln_s8_mve_block8_2x4(c0, c1, c0_end, w + oc * row_len8, kernel_bias + oc, rq + oc, m, y0 + oc, y1 + oc,
-                             0xFFFF);
-    if (oc < n_out)
-      kiln_s8_mve_block8_2x4(c0, c1, c0_end, w + oc * row_len8, kernel_bias + oc, rq + oc, m, y0 + oc, y1 + oc,
-                             vctp32q((uint32_t)(n_out - oc)));
-  } else {
-    for (oc = 0; oc + 4 <= n_out; oc += 4)
-      kiln_s8_mve_block8_1x4(c0, row_len8, w + oc * row_len8, kernel_bias + oc, rq + oc, m, y0 + oc, 0xFFFF);
-    if (oc < n_out)
-      kiln_s8_mve_block8_1x4(c0, row_len8, w + oc * row_len8, kernel_bias + oc, rq + oc, m, y0 + oc,
-                             vctp32q((uint32_t)(n_out - oc)));
-  }
+  if (m->right_only)
+    kiln_s8_mve_gemm8_as(c0, c1, row_len8, w, kernel_bias, rq, n_out, m, y0, y1, 1);
+  else
+    kiln_s8_mve_gemm8_as(c0, c1, row_len8, w, kernel_bias, rq, n_out, m, y0, y1, 0);
 }
 
 #endif /* KILN_S8_MVE */
