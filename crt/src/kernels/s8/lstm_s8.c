@@ -7,7 +7,7 @@ enum { GATE_INPUT = 0, GATE_FORGET = 1, GATE_CELL = 2, GATE_OUTPUT = 3 };
 /* TFLite's MultiplyByQuantizedMultiplier: SaturatingRoundingDoublingHighMul after
  * an optional left shift, then RoundingDivideByPOT (ties away from zero). The left
  * shift is done in 64 bits and saturated, where TFLite's int32 would overflow. */
-static int32_t mbqm(int32_t v, kiln_lstm_scale_t s) {
+static inline int32_t mbqm(int32_t v, kiln_lstm_scale_t s) {
   const int left = s.shift > 0 ? s.shift : 0, right = s.shift > 0 ? 0 : -s.shift;
   int64_t a = (int64_t)v * ((int64_t)1 << left);
   int64_t ab;
@@ -28,7 +28,7 @@ static int16_t sat16(int32_t v) { return (int16_t)(v < -32768 ? -32768 : v > 327
 
 /* TFLite's int16 Logistic, Q3.12 -> Q0.15: |3x| indexes the table in steps of 2^9
  * with linear interpolation, the negative side mirrored. */
-static int16_t sigmoid16(int16_t v, const uint16_t* table) {
+static inline int16_t sigmoid16(int16_t v, const uint16_t* table) {
   const int32_t in = (int32_t)v * 3;
   const uint32_t abs_in = (uint32_t)(in < 0 ? -in : in);
   const uint32_t uh = abs_in >> 9;
@@ -45,7 +45,7 @@ static int16_t sigmoid16(int16_t v, const uint16_t* table) {
 
 /* TFLite's int16 Tanh (2 sigmoid(2x) - 1 from the same table): the input rescaled
  * by multiplier and a rounding right shift, steps of 2^8. */
-static int16_t tanh16(int16_t v, int32_t multiplier, int32_t shift, const uint16_t* table) {
+static inline int16_t tanh16(int16_t v, int32_t multiplier, int32_t shift, const uint16_t* table) {
   const int32_t round = shift > 0 ? (1 << (shift - 1)) : 0;
   const int32_t in = ((int32_t)v * multiplier + round) >> shift;
   const uint32_t abs_in = (uint32_t)(in < 0 ? -in : in);
@@ -69,17 +69,18 @@ static void lstm_gate(const kiln_lstm_s8_params_t* p, int g, const int8_t* xt, c
   const int8_t* wr = w_recurrent + (size_t)g * (size_t)nc * (size_t)nc;
   const int32_t h_offset = -p->h_zero_point;
   int32_t j, k;
-  for (j = 0; j < nc; ++j) {
-    int32_t acc_x = bias[g * nc + j], acc_h = 0;
-    int16_t fx, fh;
-    for (k = 0; k < ni; ++k) acc_x += (xt[k] + p->x_offset) * wi[(size_t)j * (size_t)ni + (size_t)k];
-    for (k = 0; k < nc; ++k) acc_h += (h[k] + h_offset) * wr[(size_t)j * (size_t)nc + (size_t)k];
-    fx = sat16(mbqm(acc_x, p->input_fc[g]));
-    fh = sat16(mbqm(acc_h, p->recurrent_fc[g]));
-    out[j] = sat16((int32_t)fx + fh);
+  const int32_t x_offset = p->x_offset;
+  const kiln_lstm_scale_t sx = p->input_fc[g], sh = p->recurrent_fc[g];
+  bias += g * nc;
+  for (j = 0; j < nc; ++j, wi += ni, wr += nc) {
+    int32_t acc_x = bias[j], acc_h = 0;
+    int16_t sum;
+    for (k = 0; k < ni; ++k) acc_x += (xt[k] + x_offset) * wi[k];
+    for (k = 0; k < nc; ++k) acc_h += (h[k] + h_offset) * wr[k];
+    sum = sat16((int32_t)sat16(mbqm(acc_x, sx)) + sat16(mbqm(acc_h, sh)));
     /* The cell gate's tanh takes Q3.12 (TFLite's cell_state_scale_power -12:
      * multiplier 3, no shift). */
-    out[j] = g == GATE_CELL ? tanh16(out[j], 3, 0, table) : sigmoid16(out[j], table);
+    out[j] = g == GATE_CELL ? tanh16(sum, 3, 0, table) : sigmoid16(sum, table);
   }
 }
 
