@@ -5,6 +5,10 @@
 
 #if KILN_F32_ASM
 
+/* The tiles are inlined into their loops: a call per tile would cost a dozen
+ * instructions of argument passing and register saving. */
+#define KILN_F32_TILE static inline __attribute__((always_inline))
+
 /* acc += w * x on single-precision registers s<acc>, s<w>, s<x>. */
 #define KILN_VFMA(acc, w, x) "vfma.f32 s" #acc ", s" #w ", s" #x "\n\t"
 /* One reduction step of the 4x4 tile: accumulator s(4i + j) += weight s<Wi> * x s<Xj>. */
@@ -23,8 +27,8 @@
 /* Four rows x four columns: accumulators s0-s15, weights of two steps s16-s23 (one
  * VLDM of eight), x of two steps s24-s31 (one VLDM of four per step): 38
  * instructions per 32 multiply-adds. */
-static void tile_4x4(const float* wp, const float* bias4, const float* x, uint32_t x_stride_bytes, uint32_t k,
-                     float* out, uint32_t out_stride_bytes) {
+KILN_F32_TILE void tile_4x4(const float* wp, const float* bias4, const float* x, uint32_t x_stride_bytes,
+                            uint32_t k, float* out, uint32_t out_stride_bytes) {
   uint32_t pairs = k >> 1, odd = k & 1u;
   __asm__ volatile(
       "vldmia %[b], {s16-s19}\n\t"
@@ -76,8 +80,8 @@ static void tile_4x4(const float* wp, const float* bias4, const float* x, uint32
 }
 
 /* Four rows x one column (the columns past the last multiple of four). */
-static void tile_4x1(const float* wp, const float* bias4, const float* x, uint32_t x_stride_bytes, uint32_t k,
-                     float* out, uint32_t out_stride_bytes) {
+KILN_F32_TILE void tile_4x1(const float* wp, const float* bias4, const float* x, uint32_t x_stride_bytes,
+                            uint32_t k, float* out, uint32_t out_stride_bytes) {
   __asm__ volatile(
       "vldmia %[b], {s0-s3}\n\t"
       "cmp %[n], #0\n\t"
@@ -104,7 +108,7 @@ static void tile_4x1(const float* wp, const float* bias4, const float* x, uint32
 
 /* Four rows of a matrix-vector product, four reduction steps per iteration: one
  * VLDM of sixteen weights, one of four x values, sixteen VFMAs. */
-static void gemv_4(const float* wp, const float* bias4, const float* x, uint32_t k, float* y) {
+KILN_F32_TILE void gemv_4(const float* wp, const float* bias4, const float* x, uint32_t k, float* y) {
   uint32_t quads = k >> 2, rest = k & 3u;
   __asm__ volatile(
       "vldmia %[b], {s0-s3}\n\t"

@@ -3,7 +3,8 @@
  * compiler flags select: VFMA/VLDM assembly on Cortex-M4F, M7 and M55, portable C
  * on Cortex-M3) against the same kernels on ONNX's weight layout (the direct and
  * im2col loops): Conv with GEMM blocks, depthwise 3x3 with packed taps, Gemm with
- * packed B, over shapes that hit every tile edge. The packing is written here from
+ * packed B, over shapes that hit every tile edge; Relu's word path and the in-order
+ * plane sum of average pooling against C. The packing is written here from
  * the layouts documented in kiln/conv.h and kiln/gemm.h. Results must agree to
  * 1e-5 relative (fused multiply-adds round once, the reference twice). Prints the
  * instructions per call of a few layer shapes; exits 0 when everything matched.
@@ -159,6 +160,64 @@ static void gemm(void) {
         }
 }
 
+/* Relu on its word path (bit patterns in core registers) against `x < 0 ? 0 : x`:
+ * random values and the special ones (both NaNs, both infinities, both zeros,
+ * denormals, the float just below zero), at every length 0..23 (the tail loop). */
+static void relu(void) {
+  static const uint32_t special[] = {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFF800001u, 0x7F800000u,
+                                     0xFF800000u, 0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u,
+                                     0x807FFFFFu, 0xFF7FFFFFu, 0x7F7FFFFFu, 0xBF800000u, 0x3F800000u};
+  uint32_t n, i;
+  for (n = 0; n < 24u; ++n) {
+    fill(X, n, 2.0f);
+    for (i = 0; i < n && i < 15u; i += 2u) memcpy(&X[i], &special[(n + i) % 15u], 4);
+    if (kiln_relu_f32(X, Y, n) != KILN_OK) ++failures;
+    ++checks;
+    for (i = 0; i < n; ++i) {
+      const float want = X[i] < 0.0f ? 0.0f : X[i];
+      const int same = (want != want) ? (Y[i] != Y[i]) : (Y[i] == want);
+      if (!same) {
+        put("FAIL relu n=");
+        put_i(n);
+        put(" at ");
+        put_i(i);
+        put("\n");
+        ++failures;
+        break;
+      }
+    }
+  }
+  fill(X, 64, 1.0f);
+  memcpy(Y, X, sizeof(float) * 64u);
+  kiln_relu_f32(Y, Y, 64); /* in place */
+  for (i = 0; i < 64u; ++i) R[i] = X[i] < 0.0f ? 0.0f : X[i];
+  check("relu in place", 64, 0, Y, R, 64);
+}
+
+/* Global average pooling sums each plane in order: bit for bit the C loop. */
+static void global_avg(void) {
+  uint32_t size, i;
+  for (size = 1; size < 40u; size += 3u) {
+    kiln_global_pool_params_t g;
+    memset(&g, 0, sizeof g);
+    g.channels = 3, g.size = size;
+    fill(X, 3u * size, 3.0f);
+    kiln_global_avgpool_f32(&g, X, Y);
+    ++checks;
+    for (i = 0; i < 3u; ++i) {
+      float s = 0.0f;
+      uint32_t j;
+      for (j = 0; j < size; ++j) s += X[i * size + j];
+      if (Y[i] != s / (float)size) {
+        put("FAIL global average pool size ");
+        put_i(size);
+        put("\n");
+        ++failures;
+      }
+    }
+  }
+}
+
 static void timing(void) {
   uint64_t n;
   kiln_conv2d_params_t p = conv2d(16, 16, 8, 8, 1, 1, 0, 1);
@@ -184,6 +243,11 @@ static void timing(void) {
   n = kiln_board_counter_stop();
   put(", gemv 128->32 (4096 MACs): ");
   put_i((int64_t)n);
+  kiln_board_counter_start();
+  kiln_relu_f32(X, Y, 4096);
+  n = kiln_board_counter_stop();
+  put(", relu 4096: ");
+  put_i((int64_t)n);
   put("\n");
 }
 
@@ -192,6 +256,8 @@ int main(void) {
   conv_blocks();
   depthwise();
   gemm();
+  relu();
+  global_avg();
   timing();
   put_i(checks);
   put(" checks\n");
