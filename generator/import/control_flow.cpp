@@ -9,6 +9,7 @@
 #include "fold/evaluate.h"
 #include "import/node_shape_inference.h"
 #include "import/tensor_proto.h"
+#include "util/checked_math.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -175,8 +176,10 @@ struct Cond {
   static Cond of(bool b) { return Cond{b ? 1 : 0, nullptr}; }
 };
 
-// Upper bound on the nodes one unrolled Loop may add (steps x body nodes).
-constexpr int64_t kMaxUnrolledLoopNodes = 100000;
+// Upper bound on the nodes one unrolled Loop may add (steps x body nodes), checked
+// before unrolling; Graph::add_node enforces the same limit on the whole graph
+// (nested loops, several loops).
+constexpr int64_t kMaxUnrolledLoopNodes = kMaxGraphNodes;
 
 class Flattener {
  public:

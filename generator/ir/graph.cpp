@@ -87,6 +87,10 @@ Value* Graph::find_value(const std::string& name) const {
 
 Node* Graph::add_node(std::string op_type, std::string name, std::vector<Value*> inputs,
                       std::vector<Value*> outputs) {
+  if (int64_t(nodes.size()) >= kMaxGraphNodes)
+    throw CompileError("node '" + name + "' (" + op_type + "): the graph would have more than " +
+                       std::to_string(kMaxGraphNodes) +
+                       " nodes, Kiln's limit (Loop, Scan and sequence bodies are unrolled into the graph)");
   auto n = std::make_unique<Node>();
   n->op_type = std::move(op_type);
   n->name = std::move(name);
@@ -118,7 +122,16 @@ void Graph::replace_all_uses(Value* from, Value* to) {
   }
 }
 
-void Graph::erase_node(Node* n) {
+namespace {
+
+bool unused(const Node& n) {
+  return std::all_of(n.outputs.begin(), n.outputs.end(),
+                     [](Value* o) { return o->users.empty() && !o->is_graph_output; });
+}
+
+// Unlinks a node from its inputs' users and its outputs' producer (the caller
+// takes it out of the schedule).
+void detach(Node* n) {
   for (Value* o : n->outputs)
     if (!o->users.empty() || o->is_graph_output)
       throw std::logic_error("Graph::erase_node: output '" + o->name + "' of " + n->describe() + " is still used");
@@ -128,24 +141,30 @@ void Graph::erase_node(Node* n) {
     if (it != in->users.end()) in->users.erase(it);
   }
   for (Value* o : n->outputs) o->producer = nullptr;
+}
+
+}  // namespace
+
+void Graph::erase_node(Node* n) {
+  detach(n);
   nodes.remove_if([n](const std::unique_ptr<Node>& p) { return p.get() == n; });
 }
 
 size_t Graph::remove_dead_nodes() {
+  // Backwards through the schedule: removing a node can only make the producers
+  // of its inputs dead, which come earlier, so one pass usually finishes; each
+  // pass is linear (an unrolled Loop has 10^5 nodes, and folding sweeps often).
   size_t removed = 0;
   bool changed = true;
   while (changed) {
     changed = false;
-    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
-      Node* n = it->get();
-      bool dead = std::all_of(n->outputs.begin(), n->outputs.end(),
-                              [](Value* o) { return o->users.empty() && !o->is_graph_output; });
-      if (dead) {
-        erase_node(n);
-        ++removed;
-        changed = true;
-        break;
-      }
+    for (auto it = nodes.end(); it != nodes.begin();) {
+      --it;
+      if (!unused(**it)) continue;
+      detach(it->get());
+      it = nodes.erase(it);
+      ++removed;
+      changed = true;
     }
   }
   return removed;

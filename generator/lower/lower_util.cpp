@@ -13,6 +13,13 @@ void require_dtype(const Node& n, const Value* v, DType t, const char* what) {
                        "; this operator supports " + dtype_name(t) + " only");
 }
 
+void require_per_channel(const Node& n, const Value* v, int64_t count, const char* what) {
+  if (v != nullptr && shape_elements(v->shape) != count)
+    throw CompileError(n.describe() + ": " + what + " '" + v->name + "' has shape " + shape_str(v->shape) + ", " +
+                       std::to_string(shape_elements(v->shape)) + " values; expected " + std::to_string(count) +
+                       " (one per output channel)");
+}
+
 void require_float32(const Node& n) {
   for (const Value* v : n.inputs) require_dtype(n, v, DType::Float32, "input");
   for (const Value* v : n.outputs)

@@ -21,6 +21,9 @@ void reject_used_output(const Node& n, size_t i, const char* what);
 ConstantPtr constant_input(const Node& n, size_t i, const char* what);
 // Normalizes a possibly negative axis against `rank`; throws when out of range.
 int64_t normalize_axis(const Node& n, int64_t axis, int64_t rank);
+// Throws unless the optional vector `v` (a bias, one value per channel, which the
+// kernel indexes by channel) holds exactly `count` elements.
+void require_per_channel(const Node& n, const Value* v, int64_t count, const char* what);
 // Throws when a dimension or element count exceeds what the kernels' int32/uint32 fields hold.
 void check_fits_32bit(const Node& n, const Shape& s);
 

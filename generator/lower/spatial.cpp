@@ -2,9 +2,25 @@
 
 #include <algorithm>
 
+#include "util/checked_math.h"
 #include "util/error.h"
 
 namespace kiln {
+
+void check_window_reach(const Node& n, int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t dilation,
+                        int64_t pad_begin, int64_t pad_end) {
+  const std::string what = n.describe() + ": window geometry";
+  const int64_t reach = checked_add(checked_mul(std::max<int64_t>(out - 1, 0), stride, what),
+                                    checked_mul(kernel - 1, dilation, what), what);
+  const int64_t padded = checked_add(checked_add(in, pad_begin, what), pad_end, what);
+  constexpr int64_t kLimit = INT32_MAX;
+  if (reach > kLimit || padded > kLimit)
+    throw CompileError(n.describe() + ": a window reaches " + std::to_string(std::max(reach, padded)) +
+                       " positions along one axis (kernel " + std::to_string(kernel) + ", stride " +
+                       std::to_string(stride) + ", dilation " + std::to_string(dilation) + ", pads " +
+                       std::to_string(pad_begin) + "+" + std::to_string(pad_end) +
+                       "), past the 2^31 the kernels index with");
+}
 
 SpatialGeometry spatial_geometry(const Node& n, const Shape& x, const Shape& w, const Shape& y,
                                  bool weights_give_kernel, bool allow_partial_windows) {
@@ -55,6 +71,7 @@ SpatialGeometry spatial_geometry(const Node& n, const Shape& x, const Shape& w, 
     // may add one last window that starts in the end padding).
     if (!allow_partial_windows && out > 0 && (out - 1) * strides[i] >= in + pads[i] + pads[i + sd])
       throw CompileError(n.describe() + ": output size " + std::to_string(out) + " does not fit the input");
+    check_window_reach(n, in, out, kernel[i], strides[i], dil[i], pads[i], pads[i + sd]);
     g.in[off + i] = in;
     g.out[off + i] = out;
     g.kernel[off + i] = kernel[i];

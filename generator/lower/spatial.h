@@ -20,6 +20,14 @@ struct SpatialGeometry {
   std::array<int64_t, 3> pad_begin{0, 0, 0}, pad_end{0, 0, 0};
 };
 
+// The kernels find a window's input position in 32-bit arithmetic
+// (o * stride + k * dilation - pad_begin), so along one axis the farthest tap,
+// (out - 1) * stride + (kernel - 1) * dilation, the pads and the padded input must
+// stay below 2^31. Past that (a dilation of 2^31 - 1 with SAME padding, pads of
+// 2^30 on both sides) the C would wrap and read outside the input: a CompileError.
+void check_window_reach(const Node& n, int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t dilation,
+                        int64_t pad_begin, int64_t pad_end);
+
 // `x`, `y`: NC + spatial shapes; `w`: the weights (O I spatial...) when
 // weights_give_kernel, else the kernel comes from the kernel_shape attribute.
 // Output sizes are those of `y` (from shape inference), checked against the

@@ -22,9 +22,15 @@ constexpr int64_t kMaxTensorBytes = int64_t(1) << 30;
 // All constant bytes of one model together (initializers, folded results, emitted
 // parameters).
 constexpr int64_t kMaxModelConstantBytes = int64_t(1) << 31;
-// Loop / Scan iterations times body nodes unrolled into the graph, and the rank of
-// any tensor (ONNX has no limit; shape rules index with axis + rank).
-constexpr int64_t kMaxUnrolledNodes = int64_t(1) << 20;
+// Operator nodes in the graph at any time, after Loop / Scan / SequenceMap bodies
+// are unrolled into it (Graph::add_node refuses the one past it). Each node is a
+// kernel call in the generated C, so 10,000 is some 300 KB of Cortex-M code before
+// any kernel; and parts of folding and planning grow faster than linearly with the
+// node count (an unrolled 6-node Loop body: 6,000 nodes 3.5 s, 12,000 nodes 21 s
+// and 600 MB, 24,000 nodes 7 minutes and 2.2 GB), so a trip count of INT64_MAX or
+// nested Loops cannot turn into an unbounded compile.
+constexpr int64_t kMaxGraphNodes = 10000;
+// The rank of any tensor (ONNX has no limit; shape rules index with axis + rank).
 constexpr int64_t kMaxRank = 64;
 
 // a * b, a + b, a - b; on overflow a CompileError "<what>: ... overflows".

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "ir/graph.h"
+#include "util/checked_math.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -219,6 +220,35 @@ TEST(Graph, DuplicateValueNameIsACompileError) {
   } catch (const CompileError& e) {
     EXPECT_NE(std::string(e.what()).find("'x'"), std::string::npos) << e.what();
   }
+}
+
+// Unrolled loops cannot grow the graph past kMaxGraphNodes.
+TEST(Graph, AddNodePastTheNodeLimitIsACompileError) {
+  Graph g;
+  Value* v = g.add_value("v", DType::Float32, {1});
+  for (int64_t i = 0; i < kMaxGraphNodes; ++i) g.add_node("Relu", "r" + std::to_string(i), {v}, {});
+  EXPECT_THROW(g.add_node("Relu", "one_more", {v}, {}), CompileError);
+  EXPECT_EQ(int64_t(g.nodes.size()), kMaxGraphNodes);
+}
+
+// Removing dead nodes reaches the whole dead chain (producers before users).
+TEST(Graph, RemoveDeadNodesRemovesChains) {
+  Graph g;
+  Value* x = g.add_value("x", DType::Float32, {1});
+  x->is_graph_input = true;
+  Value* prev = x;
+  for (int i = 0; i < 50; ++i) {
+    Value* next = g.add_value("c" + std::to_string(i), DType::Float32, {1});
+    g.add_node("Relu", "dead" + std::to_string(i), {prev}, {next});
+    prev = next;
+  }
+  Value* y = g.add_value("y", DType::Float32, {1});
+  y->is_graph_output = true;
+  g.add_node("Neg", "live", {x}, {y});
+  EXPECT_EQ(g.remove_dead_nodes(), 50u);
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes.front()->name, "live");
+  EXPECT_EQ(x->users.size(), 1u);
 }
 
 TEST(Graph, UniqueNameAvoidsExistingNamesAndRepeats) {

@@ -34,6 +34,7 @@ def model(nodes, inputs, outputs, inits=(), opset=13, ir=8):
 
 
 def save(name, m, expect, setup=""):
+    assert ";" not in expect, "CMake splits list items at ;"
     path = os.path.join(OUT, name + ".onnx")
     with open(path, "wb") as f:
         f.write(m.SerializeToString() if not isinstance(m, bytes) else m)
@@ -234,6 +235,84 @@ def build():
          model([loop], [vi("v0", F, [1])], [vi("v", F, [1])], [const_int64("m", [INT64_MAX], [])]),
          "exceeds Kiln's limit")
 
+    # Nested Loops: each one under the per-Loop limit, together 10^6 nodes (the
+    # graph-wide node limit stops the unrolling at 10,000).
+    inner = helper.make_graph([helper.make_node("Add", ["w_in", "one"], ["w_out"], name="inc"),
+                               helper.make_node("Identity", ["c_in"], ["c_out"], name="cond")], "inner",
+                              [vi("it", I64, []), vi("c_in", TensorProto.BOOL, []), vi("w_in", F, [1])],
+                              [vi("c_out", TensorProto.BOOL, []), vi("w_out", F, [1])])
+    outer = helper.make_graph([helper.make_node("Loop", ["m2", "", "v_in"], ["v_out"], name="inner", body=inner),
+                               helper.make_node("Identity", ["c_in"], ["c_out"], name="cond")], "outer",
+                              [vi("it", I64, []), vi("c_in", TensorProto.BOOL, []), vi("v_in", F, [1])],
+                              [vi("c_out", TensorProto.BOOL, []), vi("v_out", F, [1])])
+    save("loop_nested_unroll",
+         model([helper.make_node("Loop", ["m", "", "v0"], ["v"], name="outer", body=outer)], [vi("v0", F, [1])],
+               [vi("v", F, [1])], [const_int64("m", [1000], []), const_int64("m2", [1000], []),
+                                   numpy_helper.from_array(np.ones([1], np.float32), "one")]),
+         "nodes, Kiln's limit")
+    # A 6-node Loop body run 2000 times: 12,000 nodes would take 20 s and 600 MB to
+    # fold and plan (super-linear), so the unroll is refused up front.
+    save("loop_unroll_past_node_limit",
+         model([loop], [vi("v0", F, [1])], [vi("v", F, [1])], [const_int64("m", [5001], [])]),
+         "exceeds Kiln's limit of 10000 nodes")
+
+    # ---- per-channel vectors the kernel indexes by channel (an out-of-bounds read
+    # on the device when short) ---------------------------------------------------
+    fl32 = lambda nm, v: numpy_helper.from_array(np.array(v, dtype=np.float32), nm)
+    conv_b = helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv", kernel_shape=[3, 3])
+    save("conv_bias_short", model([conv_b], [vi("x", F, [1, 3, 8, 8])], [vi("y", F, [1, 4, 6, 6])],
+                                  [numpy_helper.from_array(weights((4, 3, 3, 3)), "w"), fl32("b", [0, 0])]),
+         "bias 'b' has shape [2], 2 values")
+    save("conv_bias_input_short", model([conv_b], [vi("x", F, [1, 3, 8, 8]), vi("b", F, [3])],
+                                        [vi("y", F, [1, 4, 6, 6])], [numpy_helper.from_array(weights((4, 3, 3, 3)), "w")]),
+         "bias 'b' has shape [3], 3 values")
+    ct = helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], name="convt")
+    save("convtranspose_bias_short", model([ct], [vi("x", F, [1, 3, 4, 4])], [vi("y", F, [1, 4, 6, 6])],
+                                           [numpy_helper.from_array(weights((3, 4, 3, 3)), "w"), fl32("b", [0])]),
+         "bias 'b' has shape [1], 1 values")
+    u8 = lambda nm, v: numpy_helper.from_array(np.array(v, dtype=np.uint8), nm)
+    qc = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["y"], name="qconv")
+    save("qlinearconv_bias_short",
+         model([qc], [vi("x", TensorProto.UINT8, [1, 3, 4, 4])], [vi("y", TensorProto.UINT8, [1, 4, 2, 2])],
+               [fl32("xs", 1.0), u8("xz", 0), u8("w", np.ones([4, 3, 3, 3])), fl32("ws", 1.0), u8("wz", 0),
+                fl32("ys", 1.0), u8("yz", 0), numpy_helper.from_array(np.zeros([2], np.int32), "b")]),
+         "bias 'b' has shape [2], 2 values")
+
+    # ---- more sizes and values a model controls -----------------------------------
+    save("conv_pads_2p62", conv_model({"pads": [2**62, 0, 2**62, 0]}), "attribute 'pads' is 4611686018427387904")
+    # A window that reaches past 2^31 (dilation 2^30, pads 2^30 - 1): the kernels'
+    # 32-bit position arithmetic would wrap (once compiled).
+    save("conv_dilation_reach_2p31", conv_model({"dilations": [2**30, 1], "pads": [2**30 - 1, 1, 2**30 - 1, 1]},
+                                                x_shape=(1, 3, 3, 8), y_shape=[1, 4, 1, 8]),
+         "past the 2^31 the kernels index with")
+    save("maxpool_kernel_2p40", pool_model("MaxPool", {"kernel_shape": [2**40, 2]}), "attribute 'kernel_shape' is 1099511627776")
+    pad = helper.make_node("Pad", ["x", "p"], ["y"], name="pad")
+    save("pad_to_2p41", model([pad], [vi("x", F, [1, 3, 8, 8])], [vi("y", F, ["a", "b", "c", "d"])],
+                              [const_int64("p", [0, 0, 2**40, 0, 0, 0, 2**40, 0])]), "more than 1073741824 elements")
+    rs = helper.make_node("Resize", ["x", "", "", "s"], ["y"], name="resize")
+    save("resize_sizes_2p40", model([rs], [vi("x", F, [1, 3, 8, 8])], [vi("y", F, ["a", "b", "c", "d"])],
+                                    [const_int64("s", [1, 3, 2**40, 2**40])]), "more than 1073741824 elements")
+    save("range_int64_span_overflow",
+         model([rng], [], [vi("y", I64, ["n"])], [const_int64("a", [INT64_MIN], []), const_int64("b", [INT64_MAX], []),
+                                                  const_int64("d", [1], [])]), "Kiln's limit for one tensor")
+    split = helper.make_node("Split", ["x", "s"], ["y", "z"], name="split", axis=0)
+    save("split_sizes_negative", model([split], [vi("x", F, [4, 2])], [vi("y", F, ["a", 2]), vi("z", F, ["b", 2])],
+                                       [const_int64("s", [6, -2])]), "holds -2")
+    seq = [helper.make_node("SplitToSequence", ["x"], ["s"], name="split", axis=0),
+           helper.make_node("SequenceInsert", ["s", "x1", "p"], ["s2"], name="insert"),
+           helper.make_node("ConcatFromSequence", ["s2"], ["y"], name="concat", axis=0)]
+    save("sequence_insert_position_2p40",
+         model(seq, [vi("x", F, [3, 2]), vi("x1", F, [1, 2])], [vi("y", F, ["n", 2])], [const_int64("p", [2**40], [])]),
+         "position 1099511627776 is out of range")
+    save("rank_200_input", model([n], [vi("x", F, [1] * 200)], [vi("y", F, None)]), "above Kiln's limit of 64")
+    save("opset_2p40", model([n], [vi("x", F, [2])], [vi("y", F, [2])], opset=2**40), "model uses opset 1099511627776")
+    save("float16_raw_odd_length", reshape_model(raw_tensor("s", TensorProto.FLOAT16, [2], b"\0\0\0")),
+         "raw_data has 3 bytes, expected 4")
+    save("string_initializer", model([helper.make_node("Identity", ["s"], ["y"], name="id")], [],
+                                     [vi("y", TensorProto.STRING, [2])],
+                                     [helper.make_tensor("s", TensorProto.STRING, [2], [b"a", b"b"])]),
+         "(string) is not supported")
+
     # ---- external data: links, FIFOs, devices, escapes ----------------------------
     save("external_symlink_to_passwd", external_model("passwd"), "outside the model's folder", "symlink:passwd=/etc/passwd")
     save("external_symlink_to_dev_zero", external_model("zero"), "outside the model's folder", "symlink:zero=/dev/zero")
@@ -255,7 +334,7 @@ def main():
     os.makedirs(OUT)
     build()
     with open(os.path.join(OUT, "MANIFEST.tsv"), "w") as f:
-        f.write("# file\texpected error text\tsetup (made by run_malformed.cmake in the model's folder)\n")
+        f.write("# file\texpected error text\tsetup (made by run_malformed.sh in the model's folder)\n")
         for name, expect, setup in entries:
             f.write(f"{name}\t{expect}\t{setup}\n")
     print(f"{len(entries)} malformed models in {OUT}")

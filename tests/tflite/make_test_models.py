@@ -960,6 +960,37 @@ def main():
     variant("wrong_output_shape", "gives 4x4", lambda m: m["tensors"][3].update(shape=[1, 5, 4, 3]))
     variant("schema_version", "schema version 2", lambda m: m.update(version=2))
     variant("asymmetric_weights", "must be symmetric", lambda m: m["tensors"][1].update(zero_point=[0, 1, 0]))
+    # Hostile values (issue 18): each once compiled, or is a class the ONNX corpus
+    # (tests/malformed) covers too.
+    conv_opts = lambda **kw: options("Conv2DOptions", **{"Padding": PAD.SAME, "StrideW": 1, "StrideH": 1,
+                                                          "FusedActivationFunction": ACT.RELU6, **kw})
+    pool_opts = lambda **kw: options("Pool2DOptions", **{"Padding": PAD.VALID, "StrideW": 2, "StrideH": 2,
+                                                          "FilterWidth": 2, "FilterHeight": 2, **kw})
+    variant("conv_dilation_2p31", "past the 2^31 the kernels index with",  # once compiled: the C wrapped
+            lambda m: m["operators"][0].update(options=conv_opts(DilationWFactor=2**31 - 1, DilationHFactor=1)))
+    variant("conv_dilation_zero", "dilations must be positive",
+            lambda m: m["operators"][0].update(options=conv_opts(DilationWFactor=0, DilationHFactor=1)))
+    variant("conv_padding_enum", "unknown padding", lambda m: m["operators"][0].update(options=conv_opts(Padding=7)))
+    variant("pool_filter_zero", "the window must not be empty",
+            lambda m: m["operators"][1].update(options=pool_opts(FilterWidth=0)))
+    variant("pool_stride_zero", "strides must be positive",
+            lambda m: m["operators"][1].update(options=pool_opts(StrideH=0)))
+
+    def short_bias(m):
+        m["buffers"][2] = m["buffers"][2][:8]
+        m["tensors"][2].update(shape=[2], scale=[0.0005, 0.001], zero_point=[0, 0])
+    variant("bias_short", "bias 'conv/bias' has shape [2], expected [3]", short_bias)
+    variant("quant_scale_nan", "has quantization scale nan", lambda m: m["tensors"][0].update(scale=[float("nan")]))
+    variant("quant_zero_point_outside_int8", "has zero point 1000 outside int8",
+            lambda m: m["tensors"][0].update(zero_point=[1000]))
+    variant("tensor_type_enum", "has element type type 99", lambda m: m["tensors"][0].update(type=99))
+    variant("opcode_negative", "BUILTIN_-5 (operator 1): this operator is not supported",
+            lambda m: m.update(opcodes=[OP.CONV_2D, -5]))
+    variant("tensor_index_negative", "refers to tensor -7", lambda m: m["operators"][1].update(inputs=[-7]))
+    variant("rank_100", "has rank 100", lambda m: m["tensors"][0].update(shape=[1] * 100))
+    variant("no_outputs", "the model has no outputs", lambda m: m.update(outputs=[]))
+    variant("duplicate_output", "is listed twice as a model output", lambda m: m.update(outputs=[4, 4]))
+    variant("input_is_constant", "is a constant tensor", lambda m: m.update(inputs=[1]))
 
     # Invalid parameters of the int8 operators beyond MLPerf Tiny's (int8_ops).
     ops_model = int8_ops()[0]
@@ -1001,7 +1032,7 @@ def main():
         if f.endswith(".tflite"):
             os.remove(os.path.join(out, f))
     with open(os.path.join(out, "EXPECTED.txt"), "w") as listing:
-        listing.write("# file<TAB>part of the one-line error `kiln compile` must print (tests/tflite/run_malformed.cmake)\n")
+        listing.write("# file<TAB>part of the one-line error `kiln compile` must print (tests/malformed/run_malformed.sh runs each)\n")
         for name, (data, expect) in sorted(cases.items()):
             write(os.path.join(out, name + ".tflite"), data)
             listing.write(f"{name}.tflite\t{expect}\n")

@@ -29,6 +29,7 @@ KernelCall lower_conv(const Node& n) {
   if (groups <= 0 || c_in % groups != 0 || c_out % groups != 0 || w->shape[1] != c_in / groups)
     throw CompileError(n.describe() + ": group=" + std::to_string(groups) + " does not match input channels " +
                        std::to_string(c_in) + " and weights " + shape_str(w->shape));
+  require_per_channel(n, n.input(2), c_out, "bias");
 
   const int64_t cin_g = c_in / groups, cout_g = c_out / groups;
   bool pointwise = true;

@@ -35,6 +35,7 @@ KernelCall lower_conv_transpose(const Node& n) {
     throw CompileError(n.describe() + ": group=" + std::to_string(groups) + " does not match input channels " +
                        std::to_string(c_in) + ", weights " + shape_str(w->shape) + " and output " +
                        shape_str(y->shape));
+  require_per_channel(n, n.input(2), c_out, "bias");
   std::vector<int64_t> kernel(w->shape.begin() + 2, w->shape.end());
   if (n.has_attr("kernel_shape") && n.attr_ints("kernel_shape") != kernel)
     throw CompileError(n.describe() + ": kernel_shape does not match the weights");
@@ -67,6 +68,8 @@ KernelCall lower_conv_transpose(const Node& n) {
       const int64_t total = full - out;
       begin = total <= 0 ? 0 : auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
     }
+    // The kernel scatters input position i to i * stride + k * dilation - begin.
+    check_window_reach(n, out, in, kernel[i], strides[i], dil[i], begin, 0);
     g.in[off + i] = in;
     g.out[off + i] = out;
     g.kernel[off + i] = kernel[i];

@@ -75,6 +75,7 @@ KernelCall lower_qlinear_conv(const Node& n) {
   if (!is_8bit(y->dtype)) throw CompileError(n.describe() + ": output must be uint8 or int8");
   if (b) require_dtype(n, b, DType::Int32, "bias");
   const int64_t c_out = w->shape.at(0), ws_cnt = shape_elements(ws->shape);
+  require_per_channel(n, b, c_out, "bias");
   if (ws_cnt != 1 && ws_cnt != c_out)
     throw CompileError(n.describe() + ": w_scale must have 1 or " + std::to_string(c_out) + " values");
   KernelCall k;

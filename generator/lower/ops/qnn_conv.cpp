@@ -7,6 +7,7 @@
 // channel's requant_scale becomes a kiln_s8_requant_t. The original int8 weights
 // are not emitted. Scratch: the im2col columns of two output pixels.
 #include "lower/lower_util.h"
+#include "lower/spatial.h"
 #include "lower/ops/ops.h"
 #include "lower/ops/qnn_s8_params.h"
 #include "util/error.h"
@@ -43,6 +44,8 @@ Geometry2D conv_geometry(const Node& n, int64_t kernel_h, int64_t kernel_w) {
     if (v < 1) throw CompileError(n.describe() + ": dilations must be >= 1");
   for (int64_t v : g.pads)
     if (v < 0) throw CompileError(n.describe() + ": pads must be >= 0");
+  check_window_reach(n, g.in_h, g.out_h, kernel_h, g.strides[0], g.dilations[0], g.pads[0], g.pads[2]);
+  check_window_reach(n, g.in_w, g.out_w, kernel_w, g.strides[1], g.dilations[1], g.pads[1], g.pads[3]);
   if (y->shape[0] != g.n) throw CompileError(n.describe() + ": batch of input and output differ");
   const int64_t oh = (g.in_h + g.pads[0] + g.pads[2] - (g.dilations[0] * (kernel_h - 1) + 1)) / g.strides[0] + 1;
   const int64_t ow = (g.in_w + g.pads[1] + g.pads[3] - (g.dilations[1] * (kernel_w - 1) + 1)) / g.strides[1] + 1;

@@ -3,6 +3,7 @@
 // average divides by the taps inside the input; the geometry is checked here so
 // the kernel never meets a window without one.
 #include "lower/lower_util.h"
+#include "lower/spatial.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
 
@@ -45,6 +46,8 @@ KernelCall lower_qpool(const Node& n, bool average) {
     if (kernel[d] <= 0 || strides[d] <= 0 || pads[d] < 0 || pads[d + 2] < 0)
       throw CompileError(n.describe() + ": kernel_shape and strides must be positive and pads non-negative");
   }
+  check_window_reach(n, H, OH, kernel[0], strides[0], 1, pads[0], pads[2]);
+  check_window_reach(n, W, OW, kernel[1], strides[1], 1, pads[1], pads[3]);
   if (kernel[0] > (int64_t(1) << 23) / kernel[1])
     throw CompileError(n.describe() + ": the window has more than 2^23 taps");
   // Output size from the geometry (floor), as the front end computed it.
