@@ -196,7 +196,7 @@ void unidirectional_sequence_lstm_int8(ImportContext& c, const Operator& op) {
     if (cell_clip <= 0) c.fail(op, "cell_clip is below one step of the cell state");
   }
   std::vector<WideNum> table;
-  for (uint16_t v : kSigmoidTableUint16) table.push_back(WideNum{.i = v});
+  for (uint16_t v : sigmoid_table_uint16()) table.push_back(WideNum{.i = v});
   Value* wi = c.constant(op, Constant::from_bytes(DType::Int8, {4, n_cell, n_input}, wi_bytes), "input_weights");
   Value* wr = c.constant(op, Constant::from_bytes(DType::Int8, {4, n_cell, n_cell}, wr_bytes), "recurrent_weights");
   Value* bv = c.constant(op, Constant::from_int64s({4, n_cell}, bias_values)->cast_to(DType::Int32), "bias");

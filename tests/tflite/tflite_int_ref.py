@@ -387,15 +387,24 @@ def relu6(x, qx):
 # ---- TFLite Micro's integer LSTM (int8 activations/weights, int16 cell state) ----
 
 def sigmoid_table():
-    """TFLite's 256-entry sigmoid table, read from Kiln's one copy of it (data that no
-    formula reproduces; see generator/tflite/sigmoid_table_uint16.h)."""
-    import os
-    import re
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "generator", "tflite",
-                        "sigmoid_table_uint16.h")
-    body = open(path).read().split("kSigmoidTableUint16 = {", 1)[1].split("};", 1)[0]
-    values = [int(v) for v in re.findall(r"\d+", body)]
-    assert len(values) == 256
+    """TFLite's 256-entry sigmoid table: sigmoid(i/24) in Q0.16, each entry moved up
+    by half the error linear interpolation makes at its interval's middle, the last
+    entry the Q0.16 maximum (reproduces TFLite's table entry for entry; computed
+    here on its own, not read from Kiln)."""
+    import math
+
+    def sig(x):
+        return 1.0 / (1.0 + math.exp(-x))
+
+    step = 1.0 / 24.0
+    values = []
+    for i in range(256):
+        x = i * step
+        if i < 255:
+            v = sig(x) + (sig(x + step / 2) - (sig(x) + sig(x + step)) / 2) / 2
+        else:
+            v = 1.0
+        values.append(min(65535, int(math.floor(65536.0 * v + 0.5))))
     return values
 
 

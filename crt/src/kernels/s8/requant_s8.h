@@ -131,6 +131,36 @@ KILN_S8_INLINE int8_t kiln_s8_output_as(int32_t acc, const kiln_s8_requant_t* rq
   return (int8_t)(v > o->act_max ? o->act_max : v);
 }
 
+/* kiln_s8_output_as of channel *rq, then *rq moves to the next channel. On the DSP
+ * path the short form advances the pointer inside its asm (one ADD; GCC would
+ * otherwise form each channel's address in a spare register and copy it). */
+KILN_S8_INLINE int8_t kiln_s8_output_next(int32_t acc, const kiln_s8_requant_t** rqp, const kiln_s8_output_t* o,
+                                         int form) {
+#if KILN_S8_DSP
+  if (form & 1) {
+    const kiln_s8_requant_t* rq = *rqp;
+    register int32_t m __asm__("r8");
+    register int32_t r __asm__("r9");
+    register int32_t e __asm__("r10");
+    int32_t v = acc;
+    __asm__("ldm %[rq], {%[m], %[r], %[e]}\n\t"
+            "add %[r], %[r], %[v], asr #31\n\t"
+            "lsl %[v], %[v], #1\n\t"
+            "smmlar %[v], %[v], %[m], %[r]\n\t"
+            "asr %[v], %[v], %[e]\n\t"
+            "add %[rq], %[rq], %[size]"
+            : [v] "+r"(v), [rq] "+r"(rq), [m] "=&r"(m), [r] "=&r"(r), [e] "=&r"(e)
+            : [size] "i"(sizeof(kiln_s8_requant_t))
+            : "memory");
+    *rqp = rq;
+    if (form & 2) return (int8_t)__ssat(v, 8);
+    v = v < o->act_min ? o->act_min : v;
+    return (int8_t)(v > o->act_max ? o->act_max : v);
+  }
+#endif
+  return kiln_s8_output_as(acc, (*rqp)++, o, form);
+}
+
 static inline int8_t kiln_s8_output(int32_t acc, const kiln_s8_requant_t* rq, const kiln_s8_output_t* o) {
   return kiln_s8_output_as(acc, rq, o, 0);
 }
@@ -200,7 +230,8 @@ static inline void kiln_s8_zero(int16_t* dst, int32_t n) {
  * acc[r] += col . row r of one weight block, over row_len (a multiple of 4)
  * values; returns the next block. On the DSP path one asm loop: per two tap pairs
  * an LDRD of the column and two LDM of the block's four rows, eight SMLAD (11
- * instructions for 16 multiply-accumulates), eight tap pairs per pass.
+ * instructions for 16 multiply-accumulates), 16 taps per pass after 4 and 8 taps
+ * for a row length that is not a multiple of 16.
  */
 KILN_S8_INLINE const int16_t* kiln_s8_dot_1x4(const int16_t* col, const int16_t* wblock, int32_t row_len,
                                              int32_t* acc0, int32_t* acc1, int32_t* acc2, int32_t* acc3) {
@@ -231,8 +262,9 @@ KILN_S8_INLINE const int16_t* kiln_s8_dot_1x4(const int16_t* col, const int16_t*
   [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [c] "+r"(c), [w] "+r"(w), [x0] "=&r"(x0),     \
       [x1] "=&r"(x1), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3)
   if (row_len & 4) __asm__(KILN_S8_1X4_STEP : KILN_S8_1X4_OPERANDS : : "memory");
+  if (row_len & 8) __asm__(KILN_S8_1X4_STEP KILN_S8_1X4_STEP : KILN_S8_1X4_OPERANDS : : "memory");
   if (c != end)
-    __asm__("1:\n\t" KILN_S8_1X4_STEP KILN_S8_1X4_STEP
+    __asm__("1:\n\t" KILN_S8_1X4_STEP KILN_S8_1X4_STEP KILN_S8_1X4_STEP KILN_S8_1X4_STEP
             "cmp %[c], %[end]\n\t"
             "bne 1b"
             : KILN_S8_1X4_OPERANDS
@@ -283,14 +315,14 @@ KILN_S8_INLINE void kiln_s8_full_blocks(const kiln_s8_gemm_t* g, const int16_t* 
   const int32_t* b = g->bias;
   const kiln_s8_requant_t* rq = g->rq;
   int8_t* const y_end = y + g->n_out / 4 * 4;
-  for (; y != y_end; y += 4, rq += 4) {
+  for (; y != y_end; y += 4) {
     int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
     if (!(form & 4)) a0 = b[0], a1 = b[1], a2 = b[2], a3 = b[3], b += 4;
     w = kiln_s8_dot_1x4(col, w, row_len, &a0, &a1, &a2, &a3);
-    y[0] = kiln_s8_output_as(a0, &rq[0], &out, form & 3);
-    y[1] = kiln_s8_output_as(a1, &rq[1], &out, form & 3);
-    y[2] = kiln_s8_output_as(a2, &rq[2], &out, form & 3);
-    y[3] = kiln_s8_output_as(a3, &rq[3], &out, form & 3);
+    y[0] = kiln_s8_output_next(a0, &rq, &out, form & 3);
+    y[1] = kiln_s8_output_next(a1, &rq, &out, form & 3);
+    y[2] = kiln_s8_output_next(a2, &rq, &out, form & 3);
+    y[3] = kiln_s8_output_next(a3, &rq, &out, form & 3);
   }
 }
 
