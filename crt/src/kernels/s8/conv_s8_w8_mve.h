@@ -51,7 +51,9 @@ static void conv_w8_mve_column(const kiln_conv2d_s8_params_t* p, const int8_t* x
     {
       const int8_t* sp = xb + iy * row_bytes + (ix0 + kx0) * in_c;
       d = dst + kx0 * in_c;
-      for (n = (kx1 - kx0) * in_c; n > 0; n -= 16, d += 16, sp += 16) {
+      /* Whole vectors unpredicated (a VPST each otherwise), then the tail. */
+      for (n = (kx1 - kx0) * in_c; n >= 16; n -= 16, d += 16, sp += 16) vstrbq_s8(d, vldrbq_s8(sp));
+      if (n > 0) {
         const mve_pred16_t live = vctp8q((uint32_t)n);
         vstrbq_p_s8(d, vldrbq_z_s8(sp, live), live);
       }
