@@ -48,10 +48,11 @@ secs=$(sed -E 's/.* time: ([0-9]+)s.*/\1/' <<< "$last")
 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$stamp" "$secs" "$jobs" "$execs" "$((execs / secs))" "$cov" "$ft" "$corp" \
   "$faults" >> "$work/history.tsv"
 
-# Coverage of the whole corpus by source folder: one pass, no mutation.
+# Coverage of the corpus and the seeds by source folder: one pass, no mutation
+# (in fork mode the corpus folder only gains inputs that add to what the seeds cover).
 covlog=$work/logs/coverage-$stamp.log
 nice -n 19 "$bin" -runs=0 -print_coverage=1 -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=120 \
-  "$work/corpus" > "$covlog" 2>&1 || true
+  "$work/corpus" "$work/seed" > "$covlog" 2>&1 || true
 
 {
   echo "kiln fuzz report: $format, run $stamp ($jobs job(s), nice 19)"
