@@ -49,5 +49,6 @@
 #include "kiln/nn_s8_reduce.h"
 #include "kiln/nn_s8_resize.h"
 #include "kiln/nn_s8_matmul.h"
+#include "kiln/nn_s8_lstm.h"
 
 #endif /* KILN_KERNELS_H */

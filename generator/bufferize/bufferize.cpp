@@ -1,4 +1,5 @@
 #include "bufferize/bufferize.h"
+#include "bufferize/branch_guards.h"
 
 #include <algorithm>
 #include <climits>
@@ -65,6 +66,7 @@ class Bufferizer {
   // Lowers every node once, numbers the schedule, finds each value's last use and
   // plans Concat placement: which producers write straight into their slice.
   void analyse() {
+    guards_ = branch_guards(g_);
     int64_t i = 0;
     for (const auto& n : g_.nodes) {
       step_of_[n.get()] = i++;
@@ -299,6 +301,12 @@ class Bufferizer {
       prog_.buffers[size_t(b)].alignment = std::max(req.alignment, 4u);
       op.scratch.push_back({b, 0});
     }
+    // Only one side of a run-time If needs this op: it runs under that condition.
+    if (auto g = guards_.find(&n); g != guards_.end())
+      for (const BranchGuard& bg : g->second) {
+        auto w = where_.find(bg.cond);
+        if (w != where_.end() && w->second.buffer >= 0) op.guards.push_back({w->second, bg.when});
+      }
     op.call = std::move(call);
     prog_.ops.push_back(std::move(op));
   }
@@ -377,6 +385,11 @@ class Bufferizer {
           b.first = std::min(b.first, i);
           b.last = std::max(b.last, i + 1);
         }
+      for (const auto& gd : op.guards) {  // the condition is read when the op is reached
+        auto& b = prog_.buffers[size_t(gd.cond.buffer)];
+        b.first = std::min(b.first, i);
+        b.last = std::max(b.last, i + 1);
+      }
     }
     for (auto& b : prog_.buffers) {
       // Caller-owned and constant memory exists for the whole run.
@@ -396,6 +409,7 @@ class Bufferizer {
   std::map<const Node*, int64_t> step_of_;            // node -> its index in the schedule
   std::map<const Node*, KernelCall> calls_;
   std::map<const Value*, int64_t> last_use_;          // schedule index of the last user
+  std::map<const Node*, std::vector<BranchGuard>> guards_;  // ops of one side of a run-time If
   std::map<const Value*, std::pair<const Node*, uint64_t>> placement_;  // Concat and byte offset
   std::set<const Value*> feeds_output_;  // a graph output is a view of these
   std::set<int> claimed_;

@@ -37,8 +37,16 @@ struct BufferRef {
   uint64_t offset = 0;   // byte offset inside the buffer
 };
 
+// A run-time If's condition an op runs under (bufferize/branch_guards.h): the op
+// runs only when the bool at `cond` equals `when`.
+struct OpGuard {
+  BufferRef cond;
+  bool when = true;
+};
+
 struct ScheduledOp {
   const Node* node = nullptr;  // null for a copy the bufferizer inserted
+  std::vector<OpGuard> guards;  // all must hold for the op to run; empty: always runs
   std::string label;           // "Conv 'conv1'" or "copy to output 'y'"
   KernelCall call;
   std::vector<BufferRef> inputs, outputs, scratch, constants;  // constants: KernelCall::constants

@@ -7,8 +7,6 @@
 
 namespace kiln {
 
-namespace {
-
 // "x=1,3,224,224" -> ("x", {1,3,224,224}).
 std::pair<std::string, Shape> parse_input_shape(const std::string& spec) {
   auto eq = spec.rfind('=');
@@ -30,7 +28,30 @@ std::pair<std::string, Shape> parse_input_shape(const std::string& spec) {
   return {spec.substr(0, eq), shape};
 }
 
-}  // namespace
+// "sr=16000" -> ("sr", {16000}); "mode=true"; "w=0.5,-1,2e3".
+std::pair<std::string, std::vector<double>> parse_input_value(const std::string& spec) {
+  auto eq = spec.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 >= spec.size())
+    throw CompileError("--input-value '" + spec + "': expected NAME=V0,V1,... (e.g. sample_rate=16000)");
+  std::vector<double> values;
+  std::stringstream items(spec.substr(eq + 1));
+  std::string v;
+  while (std::getline(items, v, ',')) {
+    if (v == "true" || v == "false") {
+      values.push_back(v == "true" ? 1.0 : 0.0);
+      continue;
+    }
+    try {
+      size_t used = 0;
+      double d = std::stod(v, &used);
+      if (used != v.size()) throw std::invalid_argument(v);
+      values.push_back(d);
+    } catch (const std::exception&) {
+      throw CompileError("--input-value '" + spec + "': '" + v + "' is not a number");
+    }
+  }
+  return {spec.substr(0, eq), values};
+}
 
 void add_compile_options(CLI::App* cmd, CompileOptions* o) {
   cmd->add_option("--module-name", o->module_name,
@@ -57,6 +78,13 @@ void add_compile_options(CLI::App* cmd, CompileOptions* o) {
         for (const auto& s : specs) o->input_shapes.insert(parse_input_shape(s));
       },
       "NAME=D0,D1,...: fix the shape of a graph input with dynamic dimensions (repeatable)");
+  cmd->add_option_function<std::vector<std::string>>(
+      "--input-value",
+      [o](const std::vector<std::string>& specs) {
+        for (const auto& s : specs) o->input_values.insert(parse_input_value(s));
+      },
+      "NAME=V0,V1,...: fix a graph input's value at compile time (e.g. a sample rate); it becomes a constant, "
+      "what it decides folds away, and it leaves the generated API (repeatable)");
   cmd->add_option_function<std::vector<std::string>>(
       "--sequence-input",
       [o](const std::vector<std::string>& specs) {

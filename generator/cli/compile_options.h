@@ -12,4 +12,8 @@ namespace kiln {
 // writing into `opts`. Does not add the MODEL positional or -o.
 void add_compile_options(CLI::App* cmd, CompileOptions* opts);
 
+// One --input-shape NAME=D0,D1,... / --input-value NAME=V0,V1,...; CompileError naming the flag.
+std::pair<std::string, Shape> parse_input_shape(const std::string& spec);
+std::pair<std::string, std::vector<double>> parse_input_value(const std::string& spec);
+
 }  // namespace kiln

@@ -4,10 +4,10 @@
 #include <map>
 #include <memory>
 
-#include "fold/fold.h"
-#include "import/node_shape_inference.h"
-#include "import/onnx_importer.h"
+#include "cli/compile_options.h"
 #include "driver/compile.h"
+#include "fold/fold.h"
+#include "import/onnx_importer.h"
 #include "tflite/tflite_importer.h"
 #include "util/error.h"
 
@@ -35,6 +35,7 @@ void add_inspect_command(CLI::App& app) {
   struct Args {
     std::string model;
     std::vector<std::string> input_shapes;
+    std::vector<std::string> input_values;
     int64_t fold_size_limit = 1 << 20;
     bool gc = true;
     bool fold = true;
@@ -43,33 +44,19 @@ void add_inspect_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("inspect", "show a model's inputs, outputs, operators and what folding does to it");
   cmd->add_option("MODEL", args->model, "the .onnx or .tflite file")->required();
   cmd->add_option("--input-shape", args->input_shapes, "NAME=D0,D1,... static shape of a dynamic input (repeatable)");
+  cmd->add_option("--input-value", args->input_values,
+                  "NAME=V0,V1,... fix a graph input's value at compile time (repeatable)");
   cmd->add_option("--fold-size-limit", args->fold_size_limit,
                   "largest constant (bytes) a fold may create when it is bigger than its inputs");
   cmd->add_flag("!--no-gc", args->gc, "keep dead constants alive while folding (to see what GC saves)");
   cmd->add_flag("!--no-fold", args->fold, "only show the imported model");
   cmd->callback([args]() {
     ImportOptions io;
-    for (const auto& s : args->input_shapes) {
-      auto eq = s.find('=');
-      if (eq == std::string::npos) throw CompileError("--input-shape '" + s + "' is not NAME=D0,D1,...");
-      Shape shape;
-      std::string dims = s.substr(eq + 1);
-      size_t at = 0;
-      while (at <= dims.size() && !dims.empty()) {
-        size_t comma = dims.find(',', at);
-        try {
-          shape.push_back(std::stoll(dims.substr(at, comma - at)));
-        } catch (const std::exception&) {
-          throw CompileError("--input-shape '" + s + "': '" + dims.substr(at, comma - at) + "' is not a dimension");
-        }
-        if (comma == std::string::npos) break;
-        at = comma + 1;
-      }
-      io.input_shapes[s.substr(0, eq)] = shape;
-    }
+    for (const auto& s : args->input_shapes) io.input_shapes.insert(parse_input_shape(s));
+    for (const auto& s : args->input_values) io.input_values.insert(parse_input_value(s));
     const bool tflite = tflite::is_tflite_file(args->model);
-    if (tflite && !io.input_shapes.empty())
-      throw CompileError("--input-shape applies to ONNX models; a TFLite model's shapes are static");
+    if (tflite && (!io.input_shapes.empty() || !io.input_values.empty()))
+      throw CompileError("--input-shape and --input-value apply to ONNX models; a TFLite model's shapes are static");
     auto graph = tflite ? import_tflite(args->model) : import_onnx(args->model, io);
     if (tflite) std::cout << "model: " << args->model << " (TFLite)\n";
     else std::cout << "model: " << args->model << " (opset " << graph->opset << ")\n";
@@ -80,15 +67,8 @@ void add_inspect_command(CLI::App& app) {
     FoldOptions fo;
     fo.size_limit_bytes = args->fold_size_limit;
     fo.gc = args->gc;
-    FoldReport r = fold_and_simplify(*graph, fo);
-    // Same alternation as `kiln compile`: shapes settled by folding may unlock more.
-    for (int round = 0; round < 64 && infer_unknown_shapes(*graph) > 0; ++round) {
-      FoldReport more = fold_and_simplify(*graph, fo);
-      r.nodes_after = more.nodes_after;
-      r.constant_bytes_after = more.constant_bytes_after;
-      for (const auto& [k, v] : more.folded) r.folded[k] += v;
-      for (const auto& [k, v] : more.rewritten) r.rewritten[k] += v;
-    }
+    // The same rounds as `kiln compile` (driver/compile.h).
+    FoldReport r = settle_graph(*graph, true, fo);
     std::cout << fold_report_details(r);
     std::cout << "operators after folding (" << graph->nodes.size() << "):" << op_histogram(*graph) << "\n";
     // Quantized models: what `kiln compile` makes of their QDQ groups (quant/qdq_rewrite.h).

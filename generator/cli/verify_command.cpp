@@ -10,6 +10,7 @@
 
 #include "cli/compile_options.h"
 #include "import/tensor_proto.h"
+#include "import/test_data_shapes.h"
 #include "ir/graph.h"
 #include "sequence/sequence_io.h"
 #include "tflite/tflite_file.h"
@@ -92,6 +93,11 @@ void run(const VerifyArgs& a) {
   if (!a.data.empty() && !tflite::is_tflite_file(a.model))
     for (const auto& [name, shapes] : sequence_shapes_from_test_data(a.model, a.data.front()))
       co.sequence_inputs.insert({name, shapes});
+  // Likewise, inputs with open dimensions not fixed by --input-shape take the shape
+  // of the first data set's tensor.
+  if (!a.data.empty() && !tflite::is_tflite_file(a.model))
+    for (const auto& [name, shape] : open_input_shapes_from_test_data(a.model, a.data.front()))
+      co.input_shapes.insert({name, shape});
   CompiledModule m = compile_model(a.model, co);
 
   std::vector<VerifyCase> cases;

@@ -16,6 +16,7 @@
 #include "emit/emitter.h"
 #include "emit/model_library_format.h"
 #include "fold/fold.h"
+#include "import/control_flow.h"
 #include "import/node_shape_inference.h"
 #include "import/node_validation.h"
 #include "import/onnx_importer.h"
@@ -148,28 +149,9 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
   std::vector<planner::Pool> pools = make_pools(o);
   progress_stage(o.fold ? "folding constants and inferring shapes" : "inferring shapes");
 
-  FoldReport fold_report;
-  // Values whose shape depends on a computed constant get their shape once folding
-  // has computed it; that may unlock more folding (a Shape of the new value), so
-  // the two alternate until nothing changes. Each round resolves at least one node,
-  // so this ends after at most as many rounds as there are nodes.
-  for (size_t round = 0;; ++round) {
-    if (o.fold) {
-      FoldOptions fo;
-      fo.size_limit_bytes = o.fold_size_limit;
-      FoldReport r = fold_and_simplify(*graph, fo);
-      if (round == 0) fold_report = r;
-      else fold_report_accumulate(fold_report, r);
-    }
-    // Sequence ops are resolved as soon as their positions are folded to constants
-    // (sequence/resolve_sequences.h); the elements they expose may unlock more.
-    const size_t sequences = resolve_sequences(*graph);
-    if (infer_unknown_shapes(*graph) == 0 && sequences == 0) {
-      // Settled: a position still computed at run time makes its sequence a
-      // run-time table (sequence/runtime_sequences.h); the rest resolves as above.
-      if (resolve_runtime_positions(*graph) == 0) break;
-    }
-  }
+  FoldOptions fo;
+  fo.size_limit_bytes = o.fold_size_limit;
+  FoldReport fold_report = settle_graph(*graph, o.fold, fo);
   require_sequences_resolved(*graph);
   check_constant_indices(*graph);
 
@@ -254,10 +236,39 @@ ImportOptions import_options_for(const CompileOptions& o) {
   ImportOptions io;
   io.input_shapes = o.input_shapes;
   io.sequence_inputs = o.sequence_inputs;
+  io.input_values = o.input_values;
   return io;
 }
 
 }  // namespace
+
+FoldReport settle_graph(Graph& graph, bool fold, const FoldOptions& fold_options) {
+  FoldReport fold_report;
+  // Values whose shape depends on a computed constant get their shape once folding
+  // has computed it; that may unlock more folding (a Shape of the new value), or
+  // decide an If, so these alternate until nothing changes. Each round resolves at
+  // least one node, so this ends after at most as many rounds as there are nodes.
+  for (size_t round = 0;; ++round) {
+    if (fold) {
+      FoldReport r = fold_and_simplify(graph, fold_options);
+      if (round == 0) fold_report = r;
+      else fold_report_accumulate(fold_report, r);
+    }
+    // Sequence ops are resolved as soon as their positions are folded to constants
+    // (sequence/resolve_sequences.h); the elements they expose may unlock more.
+    const size_t sequences = resolve_sequences(graph);
+    // An If whose condition folding made constant becomes its taken branch.
+    const size_t decided = expand_deferred_ifs(graph, false);
+    if (infer_unknown_shapes(graph) == 0 && sequences == 0 && decided == 0) {
+      // Settled: an If still undecided runs both branches (and may unlock more); a
+      // position still computed at run time makes its sequence a run-time table
+      // (sequence/runtime_sequences.h); the rest resolves as above.
+      if (expand_deferred_ifs(graph, true) > 0) continue;
+      if (resolve_runtime_positions(graph) == 0) break;
+    }
+  }
+  return fold_report;
+}
 
 quant::QdqOptions qdq_options_from_lowerings() {
   quant::QdqOptions qo;
@@ -285,8 +296,9 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
   io.warn = [](const std::string& w) { std::cerr << "kiln: warning: " << w << "\n"; };
   // A .tflite file is recognized by its content (the "TFL3" identifier), whatever its name.
   const bool tflite = tflite::is_tflite_file(model_path);
-  if (tflite && (!o.input_shapes.empty() || !o.sequence_inputs.empty()))
-    throw CompileError("--input-shape and --sequence-input apply to ONNX models; a TFLite model's shapes are static");
+  if (tflite && (!o.input_shapes.empty() || !o.sequence_inputs.empty() || !o.input_values.empty()))
+    throw CompileError("--input-shape, --sequence-input and --input-value apply to ONNX models; a TFLite model's "
+                       "shapes are static");
   progress_stage("importing " + model_path.filename().string());
   std::unique_ptr<Graph> graph = tflite ? import_tflite(model_path) : import_onnx(model_path, io);
   return compile_graph(std::move(graph), model_path.filename().string(), o, true);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "emit/compiled_module.h"
+#include "fold/fold.h"
 #include "ir/graph.h"
 #include "quant/qdq_rewrite.h"
 
@@ -27,6 +28,7 @@ struct CompileOptions {
   // --sequence-input: element shapes of a sequence-typed graph input (its count is
   // the number of shapes). See sequence/sequence_io.h.
   std::map<std::string, std::vector<Shape>> sequence_inputs;
+  std::map<std::string, std::vector<double>> input_values;  // --input-value NAME=V0,V1,...
   int64_t fold_size_limit = 1 << 20;           // --fold-size-limit BYTES
   bool fold = true;                            // --no-fold turns folding off
   bool integer_quantized = true;               // --float-qdq keeps quantized ops in float (quant/qdq_rewrite.h)
@@ -44,6 +46,14 @@ struct CompileOptions {
 // The QDQ rewrite's view of this build's lowerings: which integer ops have a
 // kernel, and whether a lowering takes an op's parameters.
 quant::QdqOptions qdq_options_from_lowerings();
+
+// The imported graph brought to rest, as every command sees it before lowering:
+// constant folding (when `fold`), sequence resolution, shape inference and the
+// decision of deferred Ifs (import/control_flow.h) alternate until nothing
+// changes; an If still undecided then runs both branches, and a sequence position
+// still computed at run time becomes a run-time table. Returns the folding report
+// of all rounds.
+FoldReport settle_graph(Graph& graph, bool fold, const FoldOptions& fold_options);
 
 // Runs the pipeline and writes the module into options.output_dir. Throws
 // CompileError (one line, naming the node or flag) on bad input.

@@ -39,6 +39,14 @@ struct CompiledSequence {
   size_t position = 0, first = 0, count = 0;
 };
 
+// A graph input fixed at compile time (--input-value): not in `inputs`; `position`
+// is its index among the ONNX graph's inputs (the test data's input_K.pb).
+struct CompiledBoundInput {
+  std::string name;
+  size_t position = 0;
+  std::vector<double> values;
+};
+
 // One operator call of operators.c (step i = ops[i]), for profiles.
 struct CompiledOp {
   std::string label;    // "Conv 'conv1'", or "copy to output 'y'" for an inserted copy
@@ -61,6 +69,7 @@ struct CompiledModule {
   std::vector<std::string> crt_sources;
   std::vector<CompiledTensor> inputs, outputs;
   std::vector<CompiledSequence> sequences;  // sequence-typed graph inputs/outputs
+  std::vector<CompiledBoundInput> bound_inputs;  // inputs fixed at compile time
   std::vector<CompiledPool> pools;    // workspace pools, then parameter pools
   std::vector<CompiledOp> ops;        // the operator calls in execution order
 };

@@ -153,6 +153,11 @@ class Emitter {
     for (const auto& t : inputs_) m.inputs.push_back(t.info);
     for (const auto& t : outputs_) m.outputs.push_back(t.info);
     for (const auto& si : g_.sequence_io) m.sequences.push_back({si.name, si.is_input, si.position, si.first, si.count});
+    for (const auto& b : g_.bound_inputs) {
+      CompiledBoundInput cb{b.name, b.position, {}};
+      for (int64_t i = 0; i < b.value->num_elements(); ++i) cb.values.push_back(b.value->as_double(i));
+      m.bound_inputs.push_back(cb);
+    }
     for (size_t p = 0; p < plan_.pools.size(); ++p) {
       const auto& ep = plan_.pools[p];
       CompiledPool cp;
@@ -510,6 +515,13 @@ class Emitter {
       for (int b : dies[i])
         poison.push_back(byte_address(b, 0) + ", " + std::to_string(prog_.buffers[size_t(b)].size_bytes) + "u");
       o["poison"] = poison;
+      // One side of a run-time If: the op runs only when its condition(s) hold.
+      std::string guard;
+      for (const auto& gd : op.guards)
+        guard += std::string(guard.empty() ? "" : " && ") + "(*(" + byte_address(gd.cond.buffer, gd.cond.offset) +
+                 ") " + (gd.when ? "!=" : "==") + " 0)";
+      o["guard"] = guard;
+      o["guarded"] = !guard.empty();
       ops.push_back(o);
     }
     d.set("pools", pools);

@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "fold/evaluate.h"
 #include "import/node_shape_inference.h"
@@ -185,8 +186,10 @@ class Flattener {
   explicit Flattener(const SubgraphScope& s) : s_(s), g_(*s.graph) {}
 
   // Imports one instance of `body`, its inputs bound to `bound`; returns its outputs.
+  // `open_outputs`: an output whose shape is not known yet is inferred later (a
+  // taken If branch); else every output needs a static shape now.
   std::vector<Value*> import_body(const onnx::GraphProto& body, const std::vector<Value*>& bound,
-                                  const std::string& prefix, const std::string& who) {
+                                  const std::string& prefix, const std::string& who, bool open_outputs = false) {
     if (size_t(body.input_size()) != bound.size())
       throw CompileError(who + ": subgraph '" + body.name() + "' takes " + std::to_string(body.input_size()) +
                          " inputs; " + std::to_string(bound.size()) + " are bound");
@@ -226,6 +229,7 @@ class Flattener {
         SubgraphScope inner = s_;
         inner.lookup = lookup;
         inner.make_output = [&](const std::string& nm) { return make_local(nm, infos, prefix, nwho, &local); };
+        inner.make_open_output = inner.make_output;  // make_local leaves a shape inference could not tell open
         inner.make_output_typed = [&](const std::string& nm, DType dt, const Shape& shape) {
           auto it = infos.find(nm);
           DType idt;
@@ -264,7 +268,7 @@ class Flattener {
     for (const auto& o : body.output()) {
       Value* v = lookup(o.name());
       if (!v) throw CompileError(who + ": subgraph output '" + o.name() + "' is not produced");
-      if (!v->shape_known && !v->is_sequence)
+      if (!v->shape_known && !v->is_sequence && !open_outputs)
         throw CompileError(who + ": subgraph output '" + o.name() + "' has no static shape (Kiln needs static shapes)");
       outs.push_back(v);
     }
@@ -362,14 +366,85 @@ class Flattener {
     }
     if (!then_g || !else_g || np.input_size() != 1) throw CompileError(who + ": malformed If");
     Value* cond = s_.lookup(np.input(0));
-    if (!cond || cond->dtype != DType::Bool || cond->num_elements() != 1)
+    if (!cond || cond->dtype != DType::Bool || (cond->shape_known && cond->num_elements() != 1))
       throw CompileError(who + ": the condition must be a single bool");
-    std::vector<Value*> t = import_body(*then_g, {}, name + ".then.", who);
-    std::vector<Value*> e = import_body(*else_g, {}, name + ".else.", who);
-    if (t.size() != size_t(np.output_size()) || e.size() != t.size())
+    if (then_g->output_size() != np.output_size() || else_g->output_size() != np.output_size())
       throw CompileError(who + ": branches and node disagree on the number of outputs");
+    std::vector<Value*> outs;
+    bool sequences = false;
+    for (int i = 0; i < np.output_size(); ++i) {
+      outs.push_back(s_.make_open_output ? s_.make_open_output(np.output(i)) : s_.make_output(np.output(i)));
+      sequences |= outs.back()->is_sequence;
+    }
+    const int known = known_bool(cond);
+    if (known >= 0) return take_branch(known ? *then_g : *else_g, outs, name + (known ? ".then." : ".else."), who);
+    // Sequence outputs keep the import-time selection (one KilnSelect of the two
+    // lists, resolved element-wise by sequence/resolve_sequences.h).
+    if (sequences) return select_branches(*then_g, *else_g, cond, outs, name, who);
+    // The condition is not known yet: the If stays one node until folding has
+    // decided it (expand_deferred_ifs). The values its branches read from this
+    // scope become its inputs, so passes see the uses and keep them up to date.
+    std::set<std::string> free;
+    free_names(*then_g, {}, &free);
+    free_names(*else_g, {}, &free);
+    std::vector<Value*> ins = {cond};
+    std::vector<std::string> captured;
+    for (const auto& nm : free)
+      if (Value* v = s_.lookup(nm)) {
+        ins.push_back(v);
+        captured.push_back(nm);
+      }
+    Node* n = g_.add_node("If", name, ins, outs);
+    n->attrs["then_branch"] = then_g->SerializeAsString();
+    n->attrs["else_branch"] = else_g->SerializeAsString();
+    n->attrs["captured"] = captured;
+    n->attrs["base_dir"] = s_.base_dir.string();
+  }
+
+  // Names a subgraph reads that it does not define (at any depth).
+  static void free_names(const onnx::GraphProto& g, std::set<std::string> defined, std::set<std::string>* out) {
+    for (const auto& v : g.input()) defined.insert(v.name());
+    for (const auto& t : g.initializer()) defined.insert(t.name());
+    for (const auto& n : g.node())
+      for (const auto& o : n.output()) defined.insert(o);
+    for (const auto& n : g.node()) {
+      for (const auto& i : n.input())
+        if (!i.empty() && !defined.count(i)) out->insert(i);
+      for (const auto& a : n.attribute()) {
+        if (a.has_g()) free_names(a.g(), defined, out);
+        for (const auto& sg : a.graphs()) free_names(sg, defined, out);
+      }
+    }
+  }
+
+  // The If's outputs `outs` are the branch's results (through Identity, a view):
+  // only its shapes count; an output of unknown shape is inferred later.
+  void take_branch(const onnx::GraphProto& branch, const std::vector<Value*>& outs, const std::string& prefix,
+                   const std::string& who) {
+    std::vector<Value*> r = import_body(branch, {}, prefix, who, /*open_outputs=*/true);
+    for (size_t i = 0; i < outs.size(); ++i) {
+      Value* out = outs[i];
+      if (r[i]->is_sequence != out->is_sequence)
+        throw CompileError(who + ": output " + std::to_string(i) + " is a sequence in one of branch and node only");
+      if (!r[i]->is_sequence) {
+        if (r[i]->dtype != out->dtype && out->dtype != DType::Undefined)
+          throw CompileError(who + ": output " + std::to_string(i) + " is " + dtype_name(r[i]->dtype) +
+                             " in the branch and " + dtype_name(out->dtype) + " in the node");
+        out->dtype = r[i]->dtype;
+        out->shape_known = r[i]->shape_known;
+        out->shape = r[i]->shape_known ? r[i]->shape : Shape{};
+      }
+      g_.add_node("Identity", g_.unique_name(prefix + "out"), {r[i]}, {out});
+    }
+  }
+
+  // Both branches run; one KilnSelect per output copies the one the bool picks.
+  void select_branches(const onnx::GraphProto& then_g, const onnx::GraphProto& else_g, Value* cond,
+                       const std::vector<Value*>& outs, const std::string& name, const std::string& who) {
+    std::vector<Value*> t = import_body(then_g, {}, name + ".then.", who);
+    std::vector<Value*> e = import_body(else_g, {}, name + ".else.", who);
     for (size_t i = 0; i < t.size(); ++i) {
-      Value* out = s_.make_output(np.output(int(i)));
+      Value* out = outs[i];
       if (t[i]->is_sequence || e[i]->is_sequence || out->is_sequence) {
         // Sequences: one KilnSelect of the two lists, resolved element by element
         // once both are known (sequence/resolve_sequences.cpp); the branches must
@@ -381,13 +456,25 @@ class Flattener {
         g_.add_node("KilnSelect", g_.unique_name(name + ".select"), {cond, t[i], e[i]}, {out});
         continue;
       }
-      if (t[i]->shape != out->shape || e[i]->shape != out->shape || t[i]->dtype != out->dtype ||
-          e[i]->dtype != out->dtype)
+      if (t[i]->shape != e[i]->shape || t[i]->dtype != e[i]->dtype)
         throw CompileError(who + ": output " + std::to_string(i) + " is " + shape_str(t[i]->shape) +
                            " in then_branch and " + shape_str(e[i]->shape) +
                            " in else_branch; Kiln needs one static type and shape");
+      // The node's own type (a dynamic dimension the model declared) gives way to the branches'.
+      out->dtype = t[i]->dtype;
+      out->shape = t[i]->shape;
+      out->shape_known = true;
       g_.add_node("KilnSelect", g_.unique_name(name + ".select"), {cond, t[i], e[i]}, {out});
     }
+  }
+
+  // A deferred If (see flatten_if) whose condition is now decided (`known` 0 / 1) or,
+  // with `known` -1, one the settled graph still computes at run time.
+  void expand_if(const onnx::GraphProto& then_g, const onnx::GraphProto& else_g, Value* cond,
+                 const std::vector<Value*>& outs, const std::string& name, int known) {
+    const std::string who = "If '" + name + "'";
+    if (known >= 0) take_branch(known ? then_g : else_g, outs, name + (known ? ".then." : ".else."), who);
+    else select_branches(then_g, else_g, cond, outs, name, who);
   }
 
   void flatten_scan(const onnx::NodeProto& np, const std::string& name, int64_t opset) {
@@ -797,6 +884,62 @@ void flatten_control_flow(const onnx::NodeProto& np, const std::string& name, co
   if (np.op_type() == "If") f.flatten_if(np, name);
   else if (np.op_type() == "Scan") f.flatten_scan(np, name, s.graph->opset);
   else f.flatten_loop(np, name);
+}
+
+size_t expand_deferred_ifs(Graph& graph, bool undecided_too) {
+  size_t expanded = 0;
+  for (auto it = graph.nodes.begin(); it != graph.nodes.end();) {
+    Node* n = it->get();
+    if (n->op_type != "If" || !n->domain.empty() || n->inputs.empty()) {
+      ++it;
+      continue;
+    }
+    const int known = known_bool(n->inputs[0]);
+    if (known < 0 && !undecided_too) {
+      ++it;
+      continue;
+    }
+    const std::string who = n->describe();
+    onnx::GraphProto then_g, else_g;
+    if (!then_g.ParseFromString(n->attr_string("then_branch", "")) ||
+        !else_g.ParseFromString(n->attr_string("else_branch", "")))
+      throw CompileError(who + ": its branches do not parse");
+    const std::vector<std::string> captured = std::get<std::vector<std::string>>(n->attrs.at("captured"));
+    std::map<std::string, Value*> scope_values;
+    for (size_t i = 0; i < captured.size() && i + 1 < n->inputs.size(); ++i) scope_values[captured[i]] = n->inputs[i + 1];
+    Value* cond = n->inputs[0];
+    const std::vector<Value*> outs = n->outputs;
+    const std::string name = n->name;
+    const std::filesystem::path base_dir = n->attr_string("base_dir", "");
+    // Take the node out; its outputs keep their users and get new producers.
+    for (Value* in : n->inputs) {
+      if (!in) continue;
+      auto u = std::find(in->users.begin(), in->users.end(), n);
+      if (u != in->users.end()) in->users.erase(u);
+    }
+    for (Value* o : outs) o->producer = nullptr;
+    const auto next = graph.nodes.erase(it);
+    const size_t before = graph.nodes.size();
+    SubgraphScope scope;
+    scope.graph = &graph;
+    scope.base_dir = base_dir;
+    scope.lookup = [&scope_values](const std::string& nm) -> Value* {
+      auto v = scope_values.find(nm);
+      return v == scope_values.end() ? nullptr : v->second;
+    };
+    scope.make_output = [&who](const std::string& nm) -> Value* {
+      throw CompileError(who + ": unexpected output '" + nm + "'");
+    };
+    Flattener(scope).expand_if(then_g, else_g, cond, outs, name, known);
+    // The new nodes (appended) go where the If was; nested deferred Ifs among them
+    // are looked at next.
+    auto first_new = std::next(graph.nodes.begin(), std::ptrdiff_t(before));
+    const bool any_new = first_new != graph.nodes.end();
+    graph.nodes.splice(next, graph.nodes, first_new, graph.nodes.end());
+    it = any_new ? first_new : next;
+    ++expanded;
+  }
+  return expanded;
 }
 
 }  // namespace kiln

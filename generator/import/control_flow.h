@@ -4,9 +4,14 @@
 // attributes) is not kept as a node: its subgraph(s) are imported as ordinary nodes
 // of the enclosing graph, with fresh value names, and small internal nodes connect
 // them:
-//   If    both branches are imported; one `KilnSelect` node per output copies the
-//         branch the run-time condition picks (both are computed; both must have the
-//         same static shape).
+//   If    a condition known at import (a constant) takes its branch alone. Else the
+//         If stays one node (branches serialized, the outer values they read as
+//         extra inputs) until the driver's fold / shape-inference loop decides it
+//         (expand_deferred_ifs): a condition folded to a constant takes its branch
+//         alone (the dead branch's shapes never matter); one still computed at run
+//         time once the graph has settled imports both branches, and one
+//         `KilnSelect` node per output copies the branch the condition picks (both
+//         are computed; both must have the same static shape).
 //   Scan  the body is unrolled once per step of the (static) scanned axis; a
 //         `KilnTakeSlice` node feeds each step its slice, Reshape + Concat stack the
 //         scan outputs, Identity passes the final state out.
@@ -49,6 +54,9 @@ struct SubgraphScope {
   std::function<Value*(const std::string&)> lookup;
   // Creates the enclosing graph's value for output `name` of the node being flattened.
   std::function<Value*(const std::string&)> make_output;
+  // Same, for an output that may not have a static type yet (an If's, typed by the
+  // branch it takes); null: make_output.
+  std::function<Value*(const std::string&)> make_open_output;
   // Same, for an output whose type the flattening computes (a Loop's scan output,
   // whose length shape inference leaves open): the declared type when it is static,
   // else `dtype`/`shape`. Optional: flatten_control_flow supplies it for the
@@ -59,6 +67,13 @@ struct SubgraphScope {
 bool is_flattened_control_flow(const std::string& op_type);  // "If", "Scan", "Loop"
 
 // Imports `np` (If, Scan or Loop, named `name`) into scope.graph as plain nodes.
+// An If whose condition is not a constant yet stays one "If" node (see below).
 void flatten_control_flow(const onnx::NodeProto& np, const std::string& name, const SubgraphScope& scope);
 
+// The If nodes import kept (their condition was not known then). Each If whose
+// condition is now a constant is replaced by its taken branch alone (the dead
+// branch's shapes no longer matter; the If's outputs get the taken branch's static
+// shapes). With `undecided_too` (the graph has settled), the rest are replaced by
+// both branches and one KilnSelect per output. Returns how many Ifs were replaced.
+size_t expand_deferred_ifs(Graph& graph, bool undecided_too);
 }  // namespace kiln

@@ -64,6 +64,8 @@ bool output_known(const Value* v) { return v->shape_known && v->dtype != DType::
 }  // namespace
 
 bool infer_node_shapes(Node& node) {
+  // A deferred If (import/control_flow.h) is typed by the branch it takes when expanded.
+  if (node.op_type == "If" && node.domain.empty()) return false;
   for (const Value* in : node.inputs)
     if (in && !output_known(in)) return false;
   const std::string domain = node.domain == "ai.onnx" ? "" : node.domain;

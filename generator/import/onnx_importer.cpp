@@ -6,6 +6,7 @@
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
@@ -13,6 +14,7 @@
 
 #include "import/control_flow.h"
 #include "import/model_bytes.h"
+#include "import/newer_opsets.h"
 #include "import/node_validation.h"
 #include "import/tensor_proto.h"
 #include "util/error.h"
@@ -127,6 +129,46 @@ void make_prelu_slopes_per_channel(onnx::ModelProto& model) {
   }
 }
 
+// The TensorProto of --input-value `values` for graph input `vi` (its declared
+// dtype and static shape).
+onnx::TensorProto bound_input_tensor(const onnx::ValueInfoProto& vi, const std::vector<double>& values) {
+  const std::string flag = "--input-value '" + vi.name() + "'";
+  DType dt = DType::Undefined;
+  Shape shape;
+  std::string why;
+  if (!read_value_info(vi, &dt, &shape, &why))
+    throw CompileError(flag + ": the input " + why + " (fix its shape with --input-shape)");
+  if (shape_elements(shape) != int64_t(values.size()))
+    throw CompileError(flag + ": " + std::to_string(values.size()) + " values given; the input is " + dtype_name(dt) +
+                       " " + shape_str(shape) + " (" + std::to_string(shape_elements(shape)) + " elements)");
+  onnx::TensorProto t;
+  t.set_name(vi.name());
+  t.set_data_type(int32_t(dt));
+  for (int64_t d : shape) t.add_dims(d);
+  auto integral = [&](double v, double lo, double hi) {
+    if (v != std::floor(v) || v < lo || v > hi)
+      throw CompileError(flag + ": " + std::to_string(v) + " is not a value of " + dtype_name(dt));
+    return v;
+  };
+  for (double v : values) {
+    switch (dt) {
+      case DType::Float32: t.add_float_data(float(v)); break;
+      case DType::Float64: t.add_double_data(v); break;
+      case DType::Int64: t.add_int64_data(int64_t(integral(v, -9.2e18, 9.2e18))); break;
+      case DType::Int32: t.add_int32_data(int32_t(integral(v, -2147483648.0, 2147483647.0))); break;
+      case DType::Int16: t.add_int32_data(int32_t(integral(v, -32768, 32767))); break;
+      case DType::Int8: t.add_int32_data(int32_t(integral(v, -128, 127))); break;
+      case DType::UInt16: t.add_int32_data(int32_t(integral(v, 0, 65535))); break;
+      case DType::UInt8: t.add_int32_data(int32_t(integral(v, 0, 255))); break;
+      case DType::Bool: t.add_int32_data(int32_t(integral(v, 0, 1))); break;
+      case DType::UInt32: t.add_uint64_data(uint64_t(integral(v, 0, 4294967295.0))); break;
+      case DType::UInt64: t.add_uint64_data(uint64_t(integral(v, 0, 1.8e19))); break;
+      default: throw CompileError(flag + ": inputs of type " + dtype_name(dt) + " cannot be given a value");
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 namespace {
@@ -154,9 +196,16 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
                            np.op_type() + ") is an ai.onnx operator");
     opset = kMaxOpset;
   }
+  const fs::path base_dir = model_path.parent_path();
+  // Model-local functions are inlined, and opsets 18..21 brought down to the
+  // opset-17 forms ONNX 1.12's checker and shape inference know (import/newer_opsets.h).
+  inline_model_functions(model);
+  if (opset > kMaxOpset && opset <= kNewestOpset) {
+    lower_newer_opset(model, opset, kMaxOpset, base_dir);
+    opset = kMaxOpset;
+  }
   // Before ONNX's converter, checker or shape inference see the model: they trust
   // attributes, arities and tensor lengths (import/node_validation.h).
-  const fs::path base_dir = model_path.parent_path();
   {
     ModelProtoChecks checks;
     checks.base_dir = base_dir;
@@ -191,7 +240,7 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
   }
   if (opset < kMinOpset || opset > kMaxOpset)
     throw CompileError("model uses opset " + std::to_string(opset) + "; Kiln supports ai.onnx opsets " +
-                       std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset));
+                       std::to_string(kMinOpset) + " to " + std::to_string(kNewestOpset));
 
   // Apply user input shapes before checking, so inference sees them.
   auto* g = model.mutable_graph();
@@ -206,6 +255,21 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
   }
   for (const auto& [name, _] : options.input_shapes)
     if (!used_overrides.count(name)) throw CompileError("--input-shape names '" + name + "', which is not a graph input");
+  // --input-value: the input becomes an initializer. It stays listed among the
+  // graph's inputs (valid at every IR version) so that ONNX's inference and
+  // Kiln's folding see a constant, and the API positions of the others hold.
+  std::set<std::string> bound_names;
+  for (const auto& [name, values] : options.input_values) {
+    const onnx::ValueInfoProto* vi = nullptr;
+    for (const auto& in : g->input())
+      if (in.name() == name) vi = &in;
+    if (!vi) throw CompileError("--input-value names '" + name + "', which is not a graph input");
+    for (const auto& t : g->initializer())
+      if (t.name() == name)
+        throw CompileError("--input-value names '" + name + "', an initializer (already a constant)");
+    *g->add_initializer() = bound_input_tensor(*vi, values);
+    bound_names.insert(name);
+  }
 
   try {
     // The path form resolves external data files relative to the model.
@@ -221,7 +285,20 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
     onnx::ShapeInferenceOptions so{/*check_type=*/true, /*error_mode=*/1, /*enable_data_propagation=*/true};
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), so);
   } catch (const std::exception& e) {
-    throw CompileError("shape inference failed: " + one_line(e.what()));
+    // ONNX infers both branches of an If, and a branch that the fixed input shapes
+    // make dead may not type-check (PyTorch's Squeeze of a dimension that is not 1
+    // behind If(dim == 1)). Such a model is inferred without stopping at errors:
+    // Kiln's own per-node inference (node_shape_inference.h) rejects what is left
+    // of a real error once folding has decided the Ifs.
+    bool has_if = false;
+    for (const auto& np : g->node()) has_if |= np.op_type() == "If" && is_default_domain(np.domain());
+    if (!has_if) throw CompileError("shape inference failed: " + one_line(e.what()));
+    try {
+      onnx::ShapeInferenceOptions lenient{/*check_type=*/true, /*error_mode=*/0, /*enable_data_propagation=*/true};
+      onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), lenient);
+    } catch (const std::exception& e2) {
+      throw CompileError("shape inference failed: " + one_line(e2.what()));
+    }
   }
 
   auto graph = std::make_unique<Graph>();
@@ -286,7 +363,10 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
   size_t input_position = 0;
   std::set<std::string> used_sequence_inputs;
   for (const auto& vi : g->input()) {
-    if (graph->find_value(vi.name())) continue;  // initializer with a default
+    if (Value* c = graph->find_value(vi.name())) {  // initializer with a default, or --input-value
+      if (bound_names.count(vi.name())) graph->bound_inputs.push_back({vi.name(), input_position++, c->constant});
+      continue;
+    }
     const size_t position = input_position++;
     if (vi.type().has_sequence_type()) {
       // A sequence input of N elements is N tensor inputs <name>_0.. (shapes from
@@ -371,6 +451,7 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
       scope.base_dir = base_dir;
       scope.lookup = [&](const std::string& nm) { return graph->find_value(nm); };
       scope.make_output = [&](const std::string& nm) { return make_value(nm, who, false); };
+      scope.make_open_output = [&](const std::string& nm) { return make_value(nm, who, true); };
       flatten_control_flow(np, name, scope);
       continue;
     }

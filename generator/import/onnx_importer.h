@@ -22,6 +22,10 @@ struct ImportOptions {
   // shapes). Such an input becomes tensor inputs <name>_0.. feeding a
   // SequenceConstruct (or a SequenceEmpty when the count is 0).
   std::map<std::string, std::vector<Shape>> sequence_inputs;
+  // Compile-time values of graph inputs (--input-value NAME=V0,V1,...), in
+  // row-major order: each such input becomes a constant of its declared type and
+  // (static, maybe --input-shape'd) shape and leaves the generated API.
+  std::map<std::string, std::vector<double>> input_values;
   // Receives warnings (a graph input no node uses); null: they are dropped.
   std::function<void(const std::string&)> warn;
 };

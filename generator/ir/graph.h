@@ -89,6 +89,15 @@ struct SequenceInterface {
   size_t count = 0;
 };
 
+// A graph input the user fixed at compile time (--input-value): a constant now,
+// absent from the generated API. `position` is its index among the ONNX graph's own
+// inputs (initializers excluded), i.e. the test data's input_<position>.pb.
+struct BoundInput {
+  std::string name;
+  size_t position = 0;
+  ConstantPtr value;
+};
+
 class Graph {
  public:
   std::string name;
@@ -97,6 +106,7 @@ class Graph {
   std::vector<Value*> outputs;
   std::list<std::unique_ptr<Node>> nodes;  // topological schedule
   std::vector<SequenceInterface> sequence_io;  // sequence-typed graph inputs/outputs, in order
+  std::vector<BoundInput> bound_inputs;        // inputs given a value at compile time, in order
 
   Value* add_value(std::string name, DType dtype, Shape shape);
   Value* find_value(const std::string& name) const;

@@ -56,6 +56,7 @@ void ensure_registered() {
     register_qnn_mean_lowerings();
     register_qnn_resize_lowerings();
     register_qnn_batch_matmul_lowerings();
+    register_qnn_lstm_lowerings();
     return true;
   }();
   (void)done;

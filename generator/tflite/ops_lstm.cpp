@@ -1,4 +1,5 @@
-// UNIDIRECTIONAL_SEQUENCE_LSTM (float32) -> one ONNX LSTM node.
+// UNIDIRECTIONAL_SEQUENCE_LSTM: float32 -> one ONNX LSTM node; int8 (int16 cell
+// state, TFLite Micro's integer LSTM) -> one KilnQLstm node.
 //
 // TFLite keeps the gates in separate tensors (input, forget, cell, output); ONNX
 // stacks them in the order i, o, f, c, so the weights, biases and peepholes are
@@ -7,11 +8,15 @@
 // between invocations; the compiled model starts every inference from zero state
 // (as TFLite does after ResetVariableTensors), so a model that streams state from
 // one call to the next needs the state exposed as inputs instead.
-// Not supported (a clear error): int8/int16 LSTM, CIFG (no input gate),
-// projection, layer normalization, cell/projection clipping, activations other
-// than TANH and RELU.
+// Float, not supported (a clear error): CIFG (no input gate), projection, layer
+// normalization, cell/projection clipping, activations other than TANH and RELU.
+// Int8 follows TFLite Micro's kernel, which has no peepholes, projection, layer
+// normalization or CIFG either; its cell gate uses TANH.
+
+#include <cmath>
 
 #include "tflite/import_context.h"
+#include "tflite/sigmoid_table_uint16.h"
 
 namespace kiln::tflite {
 
@@ -105,10 +110,115 @@ void unidirectional_sequence_lstm(ImportContext& c, const Operator& op) {
   c.add(op, "Reshape", {yy, c.int64s(op, out_shape, "shape")}, {c.output_value(op, 0)}, "output");
 }
 
+
+// ---- int8 ----------------------------------------------------------------------
+
+// The per-tensor scale of a symmetric int8 weight tensor, checking its shape.
+float int8_weight_scale(ImportContext& c, const Operator& op, size_t i, const Shape& shape) {
+  const Tensor& t = c.input(op, i);
+  c.require_dtype(op, t, DType::Int8);
+  c.constant_input(op, i);
+  if (t.shape != shape)
+    c.fail(op, "input " + std::to_string(i) + " ('" + t.name + "') has shape " + shape_str(t.shape) + ", expected " +
+                   shape_str(shape));
+  if (c.zero_point(op, t) != 0) c.fail(op, "weights '" + t.name + "' must be symmetric (zero point 0)");
+  return c.scale(op, t);
+}
+
+void unidirectional_sequence_lstm_int8(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 20, 24, 1);
+  const Tensor &x = c.input(op, kInput), &y = c.output(op, 0);
+  c.require_dtype(op, x, DType::Int8);
+  c.require_dtype(op, y, DType::Int8);
+  c.require_rank(op, x, 3);
+  const auto* o = c.options<fb::UnidirectionalSequenceLSTMOptions>(op);
+  if (o->fused_activation_function() != fb::ActivationFunctionType::TANH)
+    c.fail(op, "an int8 LSTM's cell gate must use TANH");
+  if (!c.has_input(op, kInputToInput)) c.fail(op, "CIFG (coupled input and forget gates) is not supported");
+  for (size_t i : {kCellToInput, kCellToForget, kCellToOutput})
+    if (c.has_input(op, i)) c.fail(op, "peephole weights are not supported on int8 (TFLite Micro has none)");
+  for (size_t i : {kProjectionWeights, kProjectionBias})
+    if (c.has_input(op, i)) c.fail(op, "projection is not supported");
+  for (size_t i : {kInputLayerNorm, kForgetLayerNorm, kCellLayerNorm, kOutputLayerNorm})
+    if (c.has_input(op, i)) c.fail(op, "layer normalization is not supported");
+
+  const bool time_major = o->time_major();
+  const int64_t steps = time_major ? x.shape[0] : x.shape[1], batch = time_major ? x.shape[1] : x.shape[0];
+  const int64_t n_input = x.shape[2];
+  const int64_t n_cell = c.input(op, kInputToForget).shape.empty() ? 0 : c.input(op, kInputToForget).shape[0];
+  if (n_cell <= 0) c.fail(op, "the weights have no cells");
+  const Shape out_shape = time_major ? Shape{steps, batch, n_cell} : Shape{batch, steps, n_cell};
+  if (y.shape != out_shape) c.fail(op, "output has shape " + shape_str(y.shape) + ", expected " + shape_str(out_shape));
+
+  // States: the hidden state is int8 (it feeds the recurrent products and is what
+  // the output holds), the cell state int16 on a power-of-two scale.
+  const Tensor &h = c.input(op, kOutputState), &cs = c.input(op, kCellState);
+  c.require_dtype(op, h, DType::Int8);
+  c.require_dtype(op, cs, DType::Int16);
+  for (const Tensor* s : {&h, &cs})
+    if (shape_elements(s->shape) != batch * n_cell) c.fail(op, "state '" + s->name + "' does not hold batch x cells");
+  const float h_scale = c.scale(op, h), cell_scale = c.scale(op, cs);
+  const int64_t h_zp = c.zero_point(op, h);
+  if (c.scale(op, y) != h_scale || c.zero_point(op, y) != h_zp)
+    c.fail(op, "output '" + y.name + "' must have the hidden state's quantization (it receives its values)");
+  if (c.zero_point(op, cs) != 0) c.fail(op, "the cell state must have zero point 0");
+  // TFLite Micro's CheckedLog2: the cell scale's nearest power of two.
+  const float log2_scale = std::log(cell_scale) * (1.0f / std::log(2.0f));
+  const float power = std::round(log2_scale);
+  if (std::fabs(log2_scale - power) >= 1e-3f || power < -30 || power > 0)
+    c.fail(op, "the cell state scale must be a power of two in [2^-30, 1]");
+
+  // Gates in KilnQLstm's order: input, forget, cell, output.
+  const size_t in_w[4] = {kInputToInput, kInputToForget, kInputToCell, kInputToOutput};
+  const size_t rec_w[4] = {kRecurrentToInput, kRecurrentToForget, kRecurrentToCell, kRecurrentToOutput};
+  const size_t biases[4] = {kInputGateBias, kForgetGateBias, kCellGateBias, kOutputGateBias};
+  // TFLite Micro's scales: the gate products land in Q3.12, the activations give Q0.15.
+  const double q3_12 = double(0.000244140625f), q0_15 = double(0.000030517578125f);
+  const double x_scale = c.scale(op, x);
+  std::vector<double> input_fc, recurrent_fc;
+  std::vector<uint8_t> wi_bytes, wr_bytes;
+  std::vector<int64_t> bias_values;
+  for (int g = 0; g < 4; ++g) {
+    input_fc.push_back(x_scale * double(int8_weight_scale(c, op, in_w[g], {n_cell, n_input})) / q3_12);
+    recurrent_fc.push_back(double(h_scale) * double(int8_weight_scale(c, op, rec_w[g], {n_cell, n_cell})) / q3_12);
+    for (int64_t v : c.constant_input(op, in_w[g])->to_int64s()) wi_bytes.push_back(uint8_t(int8_t(v)));
+    for (int64_t v : c.constant_input(op, rec_w[g])->to_int64s()) wr_bytes.push_back(uint8_t(int8_t(v)));
+    const Tensor& b = c.input(op, biases[g]);
+    c.require_dtype(op, b, DType::Int32);
+    if (b.shape != Shape{n_cell}) c.fail(op, "bias '" + b.name + "' must be [" + std::to_string(n_cell) + "]");
+    for (int64_t v : c.constant_input(op, biases[g])->to_int64s()) bias_values.push_back(v);
+  }
+  int64_t cell_clip = 0;
+  if (o->cell_clip() > 0.0f) {
+    // TFLite Micro: the clip over the cell scale in double, clamped to int16, truncated.
+    const double q = std::min(std::max(double(o->cell_clip()) / double(cell_scale), -32768.0), 32767.0);
+    cell_clip = int64_t(int16_t(q));
+    if (cell_clip <= 0) c.fail(op, "cell_clip is below one step of the cell state");
+  }
+  std::vector<WideNum> table;
+  for (uint16_t v : sigmoid_table_uint16()) table.push_back(WideNum{.i = v});
+  Value* wi = c.constant(op, Constant::from_bytes(DType::Int8, {4, n_cell, n_input}, wi_bytes), "input_weights");
+  Value* wr = c.constant(op, Constant::from_bytes(DType::Int8, {4, n_cell, n_cell}, wr_bytes), "recurrent_weights");
+  Value* bv = c.constant(op, Constant::from_int64s({4, n_cell}, bias_values)->cast_to(DType::Int32), "bias");
+  Value* tv = c.constant(op, Constant::from_wide(DType::UInt16, {256}, table), "sigmoid_table");
+  Node* n = c.add(op, "KilnQLstm", {c.value(op, kInput), wi, wr, bv, tv}, {c.output_value(op, 0)});
+  n->attrs["time_major"] = int64_t(time_major ? 1 : 0);
+  n->attrs["x_zero_point"] = c.zero_point(op, x);
+  n->attrs["h_zero_point"] = h_zp;
+  n->attrs["input_fc_scale"] = input_fc;
+  n->attrs["recurrent_fc_scale"] = recurrent_fc;
+  n->attrs["forget_cell_scale"] = q0_15 * double(cell_scale) / double(cell_scale);
+  n->attrs["input_cell_scale"] = q0_15 * q0_15 / double(cell_scale);
+  n->attrs["output_hidden_scale"] = q0_15 * q0_15 / double(h_scale);
+  n->attrs["cell_scale_power"] = int64_t(power);
+  n->attrs["cell_clip"] = cell_clip;
+}
+
 }  // namespace
 
 void register_lstm_ops() {
   register_op(fb::BuiltinOperator::UNIDIRECTIONAL_SEQUENCE_LSTM, OpFlavor::Float, unidirectional_sequence_lstm);
+  register_op(fb::BuiltinOperator::UNIDIRECTIONAL_SEQUENCE_LSTM, OpFlavor::Int8, unidirectional_sequence_lstm_int8);
 }
 
 }  // namespace kiln::tflite

@@ -150,4 +150,33 @@ TEST(F32Packed, GemmWithPackedBMatchesTheOnnxLayout) {
   EXPECT_EQ(kiln_gemm_f32(&p, v, v, nullptr, v), KILN_ERR_BAD_ARGUMENT);
 }
 
+TEST(F32Packed, MaxPool2x2FastPathMatchesTheGeneralLoop) {
+  // With an Indices output the kernel takes its general loop; without, the 2x2/2
+  // fast path. NaN taps (in every position of a window) must win in both.
+  for (uint32_t h : {2u, 3u, 6u})
+    for (uint32_t w : {2u, 5u, 8u}) {
+      kiln_pool2d_params_t p{};
+      p.n = 1, p.c = 2, p.d_in = p.d_out = 1, p.h_in = h, p.w_in = w, p.h_out = h / 2, p.w_out = w / 2;
+      p.k_d = 1, p.k_h = p.k_w = 2, p.stride_d = 1, p.stride_h = p.stride_w = 2;
+      p.dilation_d = p.dilation_h = p.dilation_w = 1;
+      auto x = wave(2 * h * w, 1.0f, h + w);
+      for (size_t i = 0; i < x.size(); i += 7) x[i] = NAN;
+      const size_t n_out = 2 * p.h_out * p.w_out;
+      std::vector<float> fast(n_out), general(n_out);
+      std::vector<int64_t> idx(n_out);
+      ASSERT_EQ(kiln_maxpool2d_f32(&p, x.data(), general.data(), idx.data()), KILN_OK);
+      ASSERT_EQ(kiln_maxpool2d_f32(&p, x.data(), fast.data(), nullptr), KILN_OK);
+      int nans = 0;
+      for (size_t i = 0; i < n_out; ++i) {
+        if (std::isnan(general[i])) {
+          EXPECT_TRUE(std::isnan(fast[i])) << i;
+          ++nans;
+        } else {
+          EXPECT_EQ(fast[i], general[i]) << i;
+        }
+      }
+      if (n_out >= 4) EXPECT_GT(nans, 0);
+    }
+}
+
 }  // namespace

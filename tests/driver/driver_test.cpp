@@ -235,6 +235,88 @@ std::string compile_error(const fs::path& model, const CompileOptions& o) {
   return "";
 }
 
+// x[4] and a mode input m (int64 scalar): y = If(m == 2, x + 1, x * 3).
+ModelBuilder mode_model() {
+  ModelBuilder m;
+  m.input("x", {int64_t(4)}).input("m", {}, onnx::TensorProto::INT64).output("y", {int64_t(4)});
+  m.initializer(ModelBuilder::int64_typed("two", {}, {2}));
+  m.initializer(ModelBuilder::float_raw("one", {}, {1.0f}));
+  m.initializer(ModelBuilder::float_raw("three", {}, {3.0f}));
+  m.node("Equal", {"m", "two"}, {"is_two"}, "is_two");
+  auto* n = m.node("If", {"is_two"}, {"y"}, "by_mode");
+  auto branch = [](const std::string& name, const std::string& op, const std::string& k) {
+    onnx::GraphProto g;
+    g.set_name(name);
+    auto* add = g.add_node();
+    add->set_op_type(op);
+    add->add_input("x");
+    add->add_input(k);
+    add->add_output(name + "_out");
+    ModelBuilder::set_type(g.add_output(), name + "_out", onnx::TensorProto::FLOAT, {int64_t(4)});
+    return g;
+  };
+  for (auto [attr, g] : {std::pair{"then_branch", branch("plus", "Add", "one")},
+                         std::pair{"else_branch", branch("times", "Mul", "three")}}) {
+    auto* a = n->add_attribute();
+    a->set_name(attr);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = g;
+  }
+  return m;
+}
+
+TEST(Driver, InputValueMakesTheInputAConstantAndTakesOneBranch) {
+  TempDir dir("driver");
+  fs::path model = mode_model().write(dir / "m.onnx");
+  CompileOptions o = quiet_options(dir / "out", "mode");
+  o.input_values["m"] = {2};
+  CompiledModule mod = compile_model(model, o);
+  ASSERT_EQ(mod.inputs.size(), 1u);  // m left the API
+  EXPECT_EQ(mod.inputs[0].name, "x");
+  ASSERT_EQ(mod.bound_inputs.size(), 1u);
+  EXPECT_EQ(mod.bound_inputs[0].name, "m");
+  EXPECT_EQ(mod.bound_inputs[0].position, 1u);
+  // Only the taken branch (Add) runs: no Mul, no select.
+  std::vector<std::string> ops;
+  for (const auto& op : mod.ops) ops.push_back(op.op_type);
+  EXPECT_EQ(ops, std::vector<std::string>{"Add"});
+  EXPECT_EQ(slurp(dir / "out" / "metadata.h").find("_m_"), std::string::npos);
+}
+
+TEST(Driver, RunTimeIfRunsOnlyTheTakenBranch) {
+  // The mode is run-time data: both branches are compiled, each op under its side's
+  // condition (bufferize/branch_guards.h), and KilnSelect copies the result.
+  TempDir dir("driver");
+  CompiledModule mod = compile_model(mode_model().write(dir / "m.onnx"), quiet_options(dir / "out", "mode"));
+  const std::string c = slurp(dir / "out" / "operators.c");
+  auto guarded = [&](const std::string& kernel, const char* test) {
+    size_t at = c.find(kernel);
+    if (at == std::string::npos) return false;
+    size_t guard = c.rfind("if ((*(", at);
+    size_t prev_step = c.rfind("/* step", at);
+    return guard != std::string::npos && guard > prev_step && c.substr(guard, at - guard).find(test) != std::string::npos;
+  };
+  EXPECT_TRUE(guarded("kiln_add_f32(", "!= 0)")) << c;
+  EXPECT_TRUE(guarded("kiln_mul_f32(", "== 0)")) << c;
+  EXPECT_FALSE(guarded("kiln_equal_i64(", "0)")) << c;  // the condition itself always runs
+}
+
+TEST(Driver, InputValueErrorsNameTheFlag) {
+  TempDir dir("driver");
+  fs::path model = mode_model().write(dir / "m.onnx");
+  CompileOptions o = quiet_options(dir / "out", "mode");
+  o.input_values["nope"] = {1};
+  EXPECT_CONTAINS(compile_error(model, o), "--input-value names 'nope', which is not a graph input");
+  o.input_values.clear();
+  o.input_values["m"] = {1, 2};
+  EXPECT_CONTAINS(compile_error(model, o), "--input-value 'm': 2 values given");
+  o.input_values["m"] = {1.5};
+  EXPECT_CONTAINS(compile_error(model, o), "is not a value of int64");
+  o.input_values.clear();
+  o.input_values["x"] = {1, 2, 3, 4};  // a float input may be bound too: then y is a constant
+  EXPECT_NO_THROW(compile_model(model, o));
+}
+
 TEST(Driver, UnknownOpFailsTheCompileNamingTheNode) {
   TempDir dir("driver");
   ModelBuilder m;

@@ -8,6 +8,7 @@
 
 #include "../support/expect_contains.h"
 #include "model_builder.h"
+#include "import/newer_opsets.h"
 #include "import/onnx_importer.h"
 #include "import/tensor_proto.h"
 #include "util/error.h"
@@ -390,12 +391,67 @@ TEST(Import, DynamicDimensionNeedsInputShape) {
 
 TEST(Import, OpsetAboveTheSupportedRangeIsRejected) {
   TempDir dir("import");
-  ModelBuilder m(kMaxOpset + 1);
+  ModelBuilder m(kNewestOpset + 1);
   m.input("x", {int64_t(4)}).output("y", {int64_t(4)});
   m.node("Relu", {"x"}, {"y"}, "relu");
   std::string msg = compile_error([&] { import_onnx(m.write(dir / "m.onnx")); });
-  EXPECT_CONTAINS(msg, "opset " + std::to_string(kMaxOpset + 1));
-  EXPECT_CONTAINS(msg, std::to_string(kMaxOpset));
+  EXPECT_CONTAINS(msg, "opset " + std::to_string(kNewestOpset + 1));
+  EXPECT_CONTAINS(msg, std::to_string(kNewestOpset));
+}
+
+// Opsets 18..21 are brought down to opset-17 forms (import/newer_opsets.h); the
+// models of tests/e2e/models/newer_opsets/ check the results against numpy.
+TEST(Import, NewerOpsetIsImportedAtOpset17) {
+  TempDir dir("import");
+  ModelBuilder m(21);
+  m.model.set_ir_version(10);
+  m.input("x", {int64_t(2), int64_t(3)}).output("y", {int64_t(2)});
+  *m.graph()->add_initializer() = ModelBuilder::int64_typed("axes", {1}, {1});
+  m.node("ReduceMean", {"x", "axes"}, {"y"}, "mean");
+  ModelBuilder::attr_int(m.graph()->mutable_node(0), "keepdims", 0);
+  auto g = import_onnx(m.write(dir / "m.onnx"));
+  EXPECT_EQ(g->opset, kMaxOpset);
+  const Node& mean = *g->nodes.front();
+  EXPECT_EQ(mean.op_type, "ReduceMean");
+  EXPECT_EQ(mean.inputs.size(), 1u);
+  EXPECT_EQ(mean.attr_ints("axes"), std::vector<int64_t>{1});
+  EXPECT_EQ(g->outputs[0]->shape, (Shape{2}));
+}
+
+TEST(Import, NewerOpsetReduceAxesMustBeConstant) {
+  TempDir dir("import");
+  ModelBuilder m(18);
+  m.input("x", {int64_t(2), int64_t(3)}).input("axes", {int64_t(1)}, onnx::TensorProto::INT64);
+  m.output("y", {int64_t(2)});
+  m.node("ReduceMax", {"x", "axes"}, {"y"}, "max_over_input_axes");
+  std::string msg = compile_error([&] { import_onnx(m.write(dir / "m.onnx")); });
+  EXPECT_CONTAINS(msg, "max_over_input_axes");
+  EXPECT_CONTAINS(msg, "axes must be a compile-time constant");
+}
+
+TEST(Import, NewerOpsetOperatorWithoutAnOpset17FormNamesTheNode) {
+  TempDir dir("import");
+  ModelBuilder m(18);
+  m.input("x", {int64_t(1), int64_t(4), int64_t(4)}).output("y", {int64_t(1), int64_t(1), int64_t(3), int64_t(3)});
+  *m.graph()->add_initializer() = ModelBuilder::int64_typed("image", {2}, {3, 3});
+  *m.graph()->add_initializer() = ModelBuilder::int64_typed("block", {2}, {2, 2});
+  m.node("Col2Im", {"x", "image", "block"}, {"y"}, "fold_back");
+  std::string msg = compile_error([&] { import_onnx(m.write(dir / "m.onnx")); });
+  EXPECT_CONTAINS(msg, "Col2Im 'fold_back'");
+  EXPECT_CONTAINS(msg, "not supported");
+}
+
+TEST(Import, NewerOpsetAttributeKilnCannotHonourNamesTheNode) {
+  TempDir dir("import");
+  ModelBuilder m(19);
+  m.input("x", {int64_t(1), int64_t(1), int64_t(5), int64_t(5)});
+  m.output("y", {int64_t(1), int64_t(1), int64_t(3), int64_t(3)});
+  auto* n = m.node("AveragePool", {"x"}, {"y"}, "dilated_avg");
+  ModelBuilder::attr_ints(n, "kernel_shape", {2, 2});
+  ModelBuilder::attr_ints(n, "dilations", {2, 2});
+  std::string msg = compile_error([&] { import_onnx(m.write(dir / "m.onnx")); });
+  EXPECT_CONTAINS(msg, "dilated_avg");
+  EXPECT_CONTAINS(msg, "dilations");
 }
 
 TEST(Import, ModelWithoutDefaultOpsetIsRejected) {

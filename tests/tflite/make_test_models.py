@@ -655,6 +655,64 @@ def int8_tables():
     return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("x", list(outs.keys()))
 
 
+def int8_lstm():
+    """UNIDIRECTIONAL_SEQUENCE_LSTM on int8 as TFLite Micro runs it (int16 gates and
+    cell state, its table-interpolated int16 sigmoid and tanh): one batch-major
+    operator and one time-major with cell clipping, zero initial state. Expected
+    outputs from tflite_int_ref.lstm (no TFLite runtime on the build machine)."""
+    import numpy as np
+    import tflite_int_ref as R
+    rng = np.random.default_rng(17)
+    fm = FloatModel()
+    B, T, I, H = 2, 4, 3, 5
+    QX, QH, CELL = (0.05, -4), (1 / 128, 2), 2.0 ** -11
+
+    def q(name, shape, scale, zp, data=None, tt=TT.INT8):
+        t = fm.tensor(name, shape, data, tt)
+        fm.m["tensors"][t].update(scale=[scale], zero_point=[zp])
+        return t
+
+    x = q("sequence", [B, T, I], *QX)
+
+    def lstm_op(prefix, time_major, clip):
+        w = {g: rng.integers(-127, 128, (H, I)).astype(np.int8) for g in "ifco"}
+        rw = {g: rng.integers(-127, 128, (H, H)).astype(np.int8) for g in "ifco"}
+        wq = {g: float(np.float32(0.004 + 0.002 * k)) for k, g in enumerate("ifco")}
+        rwq = {g: float(np.float32(0.01 + 0.003 * k)) for k, g in enumerate("ifco")}
+        bias = {g: rng.integers(-3000, 3000, H).astype(np.int32) for g in "ifco"}
+        ins = [x if not time_major else x_tm]
+        ins += [q(f"{prefix}/w_{g}", [H, I], wq[g], 0, w[g]) for g in "ifco"]
+        ins += [q(f"{prefix}/r_{g}", [H, H], rwq[g], 0, rw[g]) for g in "ifco"]
+        ins += [-1, -1, -1]
+        ins += [q(f"{prefix}/b_{g}", [H], QX[0] * wq[g], 0, bias[g], TT.INT32) for g in "ifco"]
+        ins += [-1, -1]
+        hs = q(f"{prefix}/output_state", [B, H], *QH)
+        cs = q(f"{prefix}/cell_state", [B, H], CELL, 0, tt=TT.INT16)
+        for t in (hs, cs):
+            fm.m["tensors"][t]["is_variable"] = True
+        ins += [hs, cs, -1, -1, -1, -1]
+        y = q(f"{prefix}/hidden", [T, B, H] if time_major else [B, T, H], *QH)
+        fm.op(OP.UNIDIRECTIONAL_SEQUENCE_LSTM, ins, [y], BO.UnidirectionalSequenceLSTMOptions,
+              options("UnidirectionalSequenceLSTMOptions", FusedActivationFunction=ACT.TANH, TimeMajor=time_major,
+                      CellClip=clip))
+        return y, (w, rw, bias, wq, rwq, time_major, clip)
+
+    x_tm = q("sequence_time_major", [T, B, I], *QX)
+    fm.op(OP.TRANSPOSE, [x, fm.tensor("perm", [3], np.array([1, 0, 2], np.int32), TT.INT32)], [x_tm])
+    y1, p1 = lstm_op("lstm", False, 0.0)
+    y2, p2 = lstm_op("lstm_tm", True, 0.5)  # a clip that binds
+    fm.m["inputs"], fm.m["outputs"] = [x], [y1, y2]
+
+    def evaluate(xv):
+        out = []
+        for xin, (w, rw, bias, wq, rwq, tm, clip) in ((xv, p1), (np.swapaxes(xv, 0, 1).copy(), p2)):
+            out.append(R.lstm(xin, QX, w, rw, bias, wq, rwq, QH, CELL, time_major=tm, cell_clip=clip))
+        return out
+
+    inputs = [rng.integers(-128, 128, (B, T, I)).astype(np.int8) for _ in range(2)]
+    return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("sequence", ["lstm/hidden", "lstm_tm/hidden"])
+
+
 def float_lstm():
     """UNIDIRECTIONAL_SEQUENCE_LSTM, batch major, with peepholes and zero initial state."""
     import numpy as np
@@ -836,6 +894,7 @@ def main():
     write_float_model("int8_ops", *int8_ops())
     write_float_model("float_misc", *float_misc())
     write_float_model("int8_tables", *int8_tables())
+    write_float_model("int8_lstm", *int8_lstm())
 
     write(os.path.join(HERE, "models", "int8_misc.tflite"), build(int8_misc()))
 
@@ -958,14 +1017,24 @@ def main():
     ops_variant("batch_matmul_inner_dims", "BATCH_MATMUL (operator 8): inner dimensions differ",
                 lambda m, t: t["matmul_const/w"].update(shape=[1, 5, 3]))
 
-    # An int8 LSTM (int16 cell state) is refused by name: TFLite Micro's int16
-    # sigmoid and tanh interpolate a 256-entry table that Kiln does not have.
-    lstm_int8 = copy.deepcopy(float_lstm()[0])
-    for t in lstm_int8["tensors"]:
-        if t["name"] in ("sequence", "hidden", "output_state"):
-            t.update(type=TT.INT8, scale=[0.05], zero_point=[0])
-    cases["lstm_int8_unsupported"] = (build(lstm_int8),
-                                      "UNIDIRECTIONAL_SEQUENCE_LSTM (operator 0): is not supported on int8 tensors")
+    # Int8 LSTMs that TFLite Micro's integer kernel does not take.
+    lstm_model = int8_lstm()[0]
+
+    def lstm_variant(name, expect, edit):
+        m = copy.deepcopy(lstm_model)
+        edit(m, {t["name"]: t for t in m["tensors"]})
+        cases[name] = (build(m), expect)
+
+    lstm_variant("lstm_int8_cell_scale_not_power_of_two",
+                 "UNIDIRECTIONAL_SEQUENCE_LSTM (operator 1): the cell state scale must be a power of two",
+                 lambda m, t: t["lstm/cell_state"].update(scale=[0.0003]))
+    lstm_variant("lstm_int8_asymmetric_weights", "UNIDIRECTIONAL_SEQUENCE_LSTM (operator 2): weights 'lstm_tm/r_c' must be symmetric",
+                 lambda m, t: t["lstm_tm/r_c"].update(zero_point=[3]))
+    lstm_variant("lstm_int8_bias_overflow", "could overflow the int32 accumulator",
+                 lambda m, t: m["buffers"].__setitem__(t["lstm/b_f"]["buffer"], struct.pack("<5i", *[2 ** 31 - 1] * 5)))
+    lstm_variant("lstm_int8_output_quantization",
+                 "UNIDIRECTIONAL_SEQUENCE_LSTM (operator 1): output 'lstm/hidden' must have the hidden state's quantization",
+                 lambda m, t: t["lstm/hidden"].update(scale=[0.01]))
 
     out = os.path.join(HERE, "malformed")
     for f in os.listdir(out):

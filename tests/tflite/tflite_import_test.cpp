@@ -178,7 +178,7 @@ TEST(TfliteFile, BufferDataOutsideTheFlatbuffer) {
 // CompileError: never a crash, a hang or another exception (the host tests run
 // under ASan/UBSan).
 TEST(TfliteFile, EveryByteCorruptionIsRefusedCleanly) {
-  for (const char* name : {"tiny_int8_conv", "int8_misc", "int8_ops", "int8_tables", "float_cnn",
+  for (const char* name : {"tiny_int8_conv", "int8_misc", "int8_ops", "int8_tables", "int8_lstm", "float_cnn",
                            "float_data_movement", "float_lstm", "float_resize_matmul", "float_misc"}) {
     const std::vector<uint8_t> good = read_bytes(kTests / "models" / (std::string(name) + ".tflite"));
     ASSERT_GT(good.size(), 100u) << name;
@@ -288,6 +288,29 @@ TEST(TfliteImport, Int8MeanResizeBatchMatMulBecomeIntegerOps) {
   ASSERT_NE(half, nullptr);
   EXPECT_EQ(half->attr_int("half_pixel_centers", 0), 1);
   EXPECT_EQ(half->attr_int("align_corners", 1), 0);
+}
+
+TEST(TfliteImport, Int8LstmBecomesKilnQLstmWithTflmScales) {
+  auto g = import_tflite(kTests / "models" / "int8_lstm.tflite");
+  auto h = histogram(*g);
+  EXPECT_EQ(h["KilnQLstm"], 2);
+  EXPECT_EQ(h["LSTM"], 0);
+  const Node* n = node_named(*g, "UNIDIRECTIONAL_SEQUENCE_LSTM_1");
+  ASSERT_NE(n, nullptr);
+  ASSERT_EQ(n->inputs.size(), 5u);
+  EXPECT_EQ(n->inputs[1]->shape, (Shape{4, 5, 3}));  // gates input, forget, cell, output
+  EXPECT_EQ(n->inputs[2]->shape, (Shape{4, 5, 5}));
+  EXPECT_EQ(n->inputs[3]->shape, (Shape{4, 5}));
+  EXPECT_EQ(n->inputs[4]->dtype, DType::UInt16);
+  EXPECT_EQ(n->inputs[4]->constant->as_int64(0), 32768);  // sigmoid(0) in Q0.16
+  EXPECT_EQ(n->attr_int("cell_scale_power", 0), -11);
+  EXPECT_EQ(n->attr_int("cell_clip", -1), 0);
+  // Gate products in Q3.12: x_scale * w_scale / 2^-12, in double from the float32 scales.
+  EXPECT_EQ(n->attr_floats("input_fc_scale")[0], double(0.05f) * double(0.004f) / double(1.0f / 4096));
+  const Node* tm = node_named(*g, "UNIDIRECTIONAL_SEQUENCE_LSTM_2");
+  ASSERT_NE(tm, nullptr);
+  EXPECT_EQ(tm->attr_int("time_major", 0), 1);
+  EXPECT_EQ(tm->attr_int("cell_clip", 0), 1024);  // 0.5 / 2^-11
 }
 
 // Random corruptions of a real model (a few bytes each, fixed seed), including

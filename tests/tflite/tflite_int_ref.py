@@ -382,3 +382,104 @@ def relu6(x, qx):
     the input's quantization (FloatToQuantizedType)."""
     q = lambda f: clamp8(round_away(np.float64(f32(f) / f32(qx[0]))) + qx[1])
     return np.clip(x, q(0.0), q(6.0)).astype(np.int8)
+
+
+# ---- TFLite Micro's integer LSTM (int8 activations/weights, int16 cell state) ----
+
+def sigmoid_table():
+    """TFLite's 256-entry sigmoid table: sigmoid(i/24) in Q0.16, each entry moved up
+    by half the error linear interpolation makes at its interval's middle, the last
+    entry the Q0.16 maximum (reproduces TFLite's table entry for entry; computed
+    here on its own, not read from Kiln)."""
+    import math
+
+    def sig(x):
+        return 1.0 / (1.0 + math.exp(-x))
+
+    step = 1.0 / 24.0
+    values = []
+    for i in range(256):
+        x = i * step
+        if i < 255:
+            v = sig(x) + (sig(x + step / 2) - (sig(x) + sig(x + step)) / 2) / 2
+        else:
+            v = 1.0
+        values.append(min(65535, int(math.floor(65536.0 * v + 0.5))))
+    return values
+
+
+def sigmoid16(v, table):
+    """reference_integer_ops::Logistic for int16 (input multiplier 3, no shift)."""
+    x = v * 3
+    a = abs(x)
+    uh = a >> 9
+    if uh >= 255:
+        r = 0x7FFF << 10
+    else:
+        ua, ub = table[uh], table[uh + 1]
+        r = (ua << 9) + (a & 0x1FF) * (ub - ua)
+    r = r + (1 << 9) if x >= 0 else (1 << 25) - r + (1 << 9) - 1
+    return r >> 10
+
+
+def tanh16(v, multiplier, shift, table):
+    """reference_integer_ops::Tanh for int16."""
+    x = (v * multiplier + ((1 << (shift - 1)) if shift > 0 else 0)) >> shift
+    a = abs(x)
+    uh = a >> 8
+    if uh >= 255:
+        r = 0xFFFF << 8
+    else:
+        ua, ub = table[uh], table[uh + 1]
+        r = (ua << 8) + (a & 0xFF) * (ub - ua)
+    r = r - (1 << 23) + (1 << 7) if x >= 0 else -r + (1 << 23) + (1 << 7) - 1
+    return r >> 8
+
+
+def lstm(x, qx, w, rw, bias, wq, rwq, qh, cell_scale, time_major=False, cell_clip=0.0):
+    """UNIDIRECTIONAL_SEQUENCE_LSTM as TFLite Micro runs it on int8 (EvalLstm with
+    int16 cells): w/rw/bias dicts by gate 'i','f','c','o'; wq/rwq their scales;
+    qh the hidden state's (scale, zero point); the state starts at zero."""
+    table = sigmoid_table()
+    q3_12, q0_15 = float(f32(2.0 ** -12)), float(f32(2.0 ** -15))
+    fc_in = {g: quantize_multiplier(float(f32(qx[0])) * float(f32(wq[g])) / q3_12) for g in "ifco"}
+    fc_rec = {g: quantize_multiplier(float(f32(qh[0])) * float(f32(rwq[g])) / q3_12) for g in "ifco"}
+    cs = float(f32(cell_scale))
+    m_forget = quantize_multiplier(q0_15 * cs / cs)
+    m_input = quantize_multiplier(q0_15 * q0_15 / cs)
+    m_out = quantize_multiplier(q0_15 * q0_15 / float(f32(qh[0])))
+    power = round(math.log2(cs))
+    ls = 15 + power - 3
+    tanh_mult, tanh_shift = (3 << ls, 0) if ls >= 0 else (3, -ls)
+    clip = 0
+    if cell_clip > 0:
+        clip = int(min(max(float(f32(cell_clip)) / cs, -32768.0), 32767.0))
+    sat16 = lambda v: max(-32768, min(32767, v))
+    xs = np.swapaxes(x, 0, 1) if time_major else x   # [batch, steps, input]
+    B, T, _ = xs.shape
+    H = w["i"].shape[0]
+    y = np.zeros((B, T, H), np.int8)
+    for b in range(B):
+        h = [qh[1]] * H
+        c = [0] * H
+        for t in range(T):
+            xt = [int(v) for v in xs[b, t]]
+            gates = {}
+            for g in "ifco":
+                out = []
+                for j in range(H):
+                    ax = int(bias[g][j]) + sum((xt[k] - qx[1]) * int(w[g][j, k]) for k in range(len(xt)))
+                    ah = sum((h[k] - qh[1]) * int(rw[g][j, k]) for k in range(H))
+                    s = sat16(sat16(mbqm(ax, *fc_in[g])) + sat16(mbqm(ah, *fc_rec[g])))
+                    out.append(tanh16(s, 3, 0, table) if g == "c" else sigmoid16(s, table))
+                gates[g] = out
+            for j in range(H):
+                kept = sat16(mbqm(gates["f"][j] * c[j], *m_forget))
+                added = sat16(mbqm(gates["i"][j] * gates["c"][j], *m_input))
+                c[j] = sat16(kept + added)
+                if clip > 0:
+                    c[j] = max(-clip, min(clip, c[j]))
+            h = [clamp8(qh[1] + mbqm(tanh16(c[j], tanh_mult, tanh_shift, table) * gates["o"][j], *m_out))
+                 for j in range(H)]
+            y[b, t] = h
+    return np.swapaxes(y, 0, 1) if time_major else y

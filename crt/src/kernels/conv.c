@@ -15,6 +15,7 @@
 
 #include "depthwise3x3_f32.h"
 #include "gemm_tiles_f32.h"
+#include "rows_f32.h"
 
 /* out_rows[oc][j] = bias[oc] + sum_r w[oc][r] * col[r][j], for `cols` columns.
  * Four output channels and four columns at a time: each loaded column value feeds
@@ -147,18 +148,30 @@ static void conv_direct(const kiln_conv2d_params_t* p, const float* in, const fl
   }
 }
 
-/* Fills col[K][rows * w_out] with the input patches of output rows [r0, r0 + rows). */
+/* Fills col[K][rows * w_out] with the input patches of output rows [r0, r0 + rows).
+ * Each patch row is zeros where the tap falls in the padding and a run of the input
+ * row in between (a block copy when the stride is 1). */
 static void im2col(const kiln_conv2d_params_t* p, const float* in, uint32_t cin_g, uint32_t r0, uint32_t rows,
                    float* col) {
   const uint32_t cols = rows * p->w_out;
   const uint32_t plane_in = p->d_in * p->h_in * p->w_in;
   uint32_t ic, kz, ky, kx, r, ox;
+  /* The valid output columns of each kernel column, worked out once per call (the
+   * 64-bit division in valid_outputs is a library call on 32-bit cores). */
+  uint32_t x_lo[16], x_hi[16];
+  const int few_columns = p->k_w <= 16u;
+  if (few_columns)
+    for (kx = 0; kx < p->k_w; ++kx)
+      valid_outputs(kx, p->stride_w, p->dilation_w, p->pad_left, p->w_in, p->w_out, &x_lo[kx], &x_hi[kx]);
   for (ic = 0; ic < cin_g; ++ic) {
     const float* plane = in + ic * plane_in;
     for (kz = 0; kz < p->k_d; ++kz) {
       for (ky = 0; ky < p->k_h; ++ky) {
         for (kx = 0; kx < p->k_w; ++kx) {
           float* c = col + (((ic * p->k_d + kz) * p->k_h + ky) * p->k_w + kx) * cols;
+          uint32_t ox0, ox1;
+          if (few_columns) ox0 = x_lo[kx], ox1 = x_hi[kx];
+          else valid_outputs(kx, p->stride_w, p->dilation_w, p->pad_left, p->w_in, p->w_out, &ox0, &ox1);
           for (r = 0; r < rows; ++r) {
             const uint32_t oz = (r0 + r) / p->h_out, oy = (r0 + r) % p->h_out;
             const int32_t iz = in_coord(oz, kz, p->stride_d, p->dilation_d, p->pad_front);
@@ -170,9 +183,16 @@ static void im2col(const kiln_conv2d_params_t* p, const float* in, uint32_t cin_
             }
             {
               const float* irow = plane + ((uint32_t)iz * p->h_in + (uint32_t)iy) * p->w_in;
-              int32_t ix = in_coord(0, kx, p->stride_w, p->dilation_w, p->pad_left);
-              for (ox = 0; ox < p->w_out; ++ox, ix += (int32_t)p->stride_w)
-                crow[ox] = (ix >= 0 && ix < (int32_t)p->w_in) ? irow[ix] : 0.0f;
+              for (ox = 0; ox < ox0; ++ox) crow[ox] = 0.0f;
+              if (ox1 > ox0) {
+                const float* x = irow + ((int32_t)(ox0 * p->stride_w + kx * p->dilation_w) - p->pad_left);
+                if (p->stride_w == 1u) {
+                  kiln_f32_copy(crow + ox0, x, ox1 - ox0);
+                } else {
+                  for (ox = ox0; ox < ox1; ++ox, x += p->stride_w) crow[ox] = *x;
+                }
+              }
+              for (ox = ox1; ox < p->w_out; ++ox) crow[ox] = 0.0f;
             }
           }
         }

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "gemm_tiles_f32.h" /* KILN_F32_ASM */
+#include "rows_f32.h"
 
 #if KILN_F32_ASM
 
@@ -135,31 +136,6 @@ static void dw_row_s2(const float* wb, const float* r0, const float* r1, const f
       : KILN_DW_CLOBBERS);
 }
 
-/* Copies n floats (whole words: LDM / STM of four at a time). */
-static void copy_floats(float* dst, const float* src, uint32_t n) {
-  uint32_t quads = n >> 2, rest = n & 3u;
-  __asm__ volatile(
-      "cmp %[q], #0\n\t"
-      "beq 2f\n"
-      "1:\n\t"
-      "vldmia %[s]!, {s0-s3}\n\t"
-      "vstmia %[d]!, {s0-s3}\n\t"
-      "subs %[q], %[q], #1\n\t"
-      "bne 1b\n"
-      "2:\n\t"
-      "cmp %[r], #0\n\t"
-      "beq 4f\n"
-      "3:\n\t"
-      "vldmia %[s]!, {s0}\n\t"
-      "vstmia %[d]!, {s0}\n\t"
-      "subs %[r], %[r], #1\n\t"
-      "bne 3b\n"
-      "4:\n\t"
-      : [s] "+r"(src), [d] "+r"(dst), [q] "+r"(quads), [r] "+r"(rest)
-      :
-      : "s0", "s1", "s2", "s3", "cc", "memory");
-}
-
 #else /* portable C: the same order of operations */
 
 static void dw_row(const float* wb, const float* r0, const float* r1, const float* r2, float* o, uint32_t n,
@@ -182,11 +158,6 @@ static void dw_row_s2(const float* wb, const float* r0, const float* r1, const f
   dw_row(wb, r0, r1, r2, o, n, 2u);
 }
 
-static void copy_floats(float* dst, const float* src, uint32_t n) {
-  uint32_t i;
-  for (i = 0; i < n; ++i) dst[i] = src[i];
-}
-
 #endif /* KILN_F32_ASM */
 
 int kiln_f32_depthwise3x3_supported(const kiln_conv2d_params_t* p) {
@@ -200,7 +171,7 @@ int kiln_f32_depthwise3x3_supported(const kiln_conv2d_params_t* p) {
 static void load_row(float* dst, const float* plane, int32_t iy, const kiln_conv2d_params_t* p, uint32_t cols) {
   uint32_t i;
   if (iy >= 0 && iy < (int32_t)p->h_in) {
-    copy_floats(dst, plane + (uint32_t)iy * p->w_in, cols);
+    kiln_f32_copy(dst, plane + (uint32_t)iy * p->w_in, cols);
   } else {
     for (i = 0; i < cols; ++i) dst[i] = 0.0f;
   }

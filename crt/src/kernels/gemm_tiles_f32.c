@@ -5,6 +5,10 @@
 
 #if KILN_F32_ASM
 
+/* The tiles are inlined into their loops: a call per tile would cost a dozen
+ * instructions of argument passing and register saving. */
+#define KILN_F32_TILE static inline __attribute__((always_inline))
+
 /* acc += w * x on single-precision registers s<acc>, s<w>, s<x>. */
 #define KILN_VFMA(acc, w, x) "vfma.f32 s" #acc ", s" #w ", s" #x "\n\t"
 /* One reduction step of the 4x4 tile: accumulator s(4i + j) += weight s<Wi> * x s<Xj>. */
@@ -20,11 +24,49 @@
   "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "s12", "s13", "s14", "s15", "s16", \
       "s17", "s18", "s19", "s20", "s21", "s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31"
 
+#if KILN_F32_MVE
+
+/* Helium: row i of the tile in q<i> (four columns), x of one step in q4, the four
+ * weights of the step in core registers (one LDM); a low-overhead loop: eight
+ * instructions per sixteen multiply-adds. */
+KILN_F32_TILE void tile_4x4(const float* wp, const float* bias4, const float* x, uint32_t x_stride_bytes,
+                            uint32_t k, float* out, uint32_t out_stride_bytes) {
+  __asm__ volatile(
+      "ldmia %[b], {r4, r5, r6, r8}\n\t"
+      "vdup.32 q0, r4\n\t"
+      "vdup.32 q1, r5\n\t"
+      "vdup.32 q2, r6\n\t"
+      "vdup.32 q3, r8\n\t"
+      "wls lr, %[n], 2f\n"
+      "1:\n\t"
+      "vldrw.u32 q4, [%[x]]\n\t"
+      "add %[x], %[x], %[xs]\n\t"
+      "ldmia %[w]!, {r4, r5, r6, r8}\n\t"
+      "vfma.f32 q0, q4, r4\n\t"
+      "vfma.f32 q1, q4, r5\n\t"
+      "vfma.f32 q2, q4, r6\n\t"
+      "vfma.f32 q3, q4, r8\n\t"
+      "le lr, 1b\n"
+      "2:\n\t"
+      "vstrw.32 q0, [%[o]]\n\t"
+      "add %[o], %[o], %[os]\n\t"
+      "vstrw.32 q1, [%[o]]\n\t"
+      "add %[o], %[o], %[os]\n\t"
+      "vstrw.32 q2, [%[o]]\n\t"
+      "add %[o], %[o], %[os]\n\t"
+      "vstrw.32 q3, [%[o]]\n\t"
+      : [w] "+r"(wp), [x] "+r"(x), [o] "+r"(out)
+      : [b] "r"(bias4), [xs] "r"(x_stride_bytes), [n] "r"(k), [os] "r"(out_stride_bytes)
+      : "q0", "q1", "q2", "q3", "q4", "r4", "r5", "r6", "r8", "lr", "cc", "memory");
+}
+
+#else
+
 /* Four rows x four columns: accumulators s0-s15, weights of two steps s16-s23 (one
  * VLDM of eight), x of two steps s24-s31 (one VLDM of four per step): 38
  * instructions per 32 multiply-adds. */
-static void tile_4x4(const float* wp, const float* bias4, const float* x, uint32_t x_stride_bytes, uint32_t k,
-                     float* out, uint32_t out_stride_bytes) {
+KILN_F32_TILE void tile_4x4(const float* wp, const float* bias4, const float* x, uint32_t x_stride_bytes,
+                            uint32_t k, float* out, uint32_t out_stride_bytes) {
   uint32_t pairs = k >> 1, odd = k & 1u;
   __asm__ volatile(
       "vldmia %[b], {s16-s19}\n\t"
@@ -75,9 +117,11 @@ static void tile_4x4(const float* wp, const float* bias4, const float* x, uint32
       : KILN_ALL_S_REGS, "cc", "memory");
 }
 
+#endif /* KILN_F32_MVE */
+
 /* Four rows x one column (the columns past the last multiple of four). */
-static void tile_4x1(const float* wp, const float* bias4, const float* x, uint32_t x_stride_bytes, uint32_t k,
-                     float* out, uint32_t out_stride_bytes) {
+KILN_F32_TILE void tile_4x1(const float* wp, const float* bias4, const float* x, uint32_t x_stride_bytes,
+                            uint32_t k, float* out, uint32_t out_stride_bytes) {
   __asm__ volatile(
       "vldmia %[b], {s0-s3}\n\t"
       "cmp %[n], #0\n\t"
@@ -102,9 +146,45 @@ static void tile_4x1(const float* wp, const float* bias4, const float* x, uint32
       : "s0", "s1", "s2", "s3", "s16", "s17", "s18", "s19", "s24", "cc", "memory");
 }
 
+#if KILN_F32_MVE
+
+/* Helium: the four outputs in q0; per reduction step one vector of the four
+ * weights times x[r] in a core register (four steps per LDM of x). */
+KILN_F32_TILE void gemv_4(const float* wp, const float* bias4, const float* x, uint32_t k, float* y) {
+  uint32_t quads = k >> 2, rest = k & 3u;
+  __asm__ volatile(
+      "vldrw.u32 q0, [%[b]]\n\t"
+      "wls lr, %[n], 2f\n"
+      "1:\n\t"
+      "ldmia %[x]!, {r4, r5, r6, r8}\n\t"
+      "vldrw.u32 q1, [%[w]], #16\n\t"
+      "vfma.f32 q0, q1, r4\n\t"
+      "vldrw.u32 q2, [%[w]], #16\n\t"
+      "vfma.f32 q0, q2, r5\n\t"
+      "vldrw.u32 q3, [%[w]], #16\n\t"
+      "vfma.f32 q0, q3, r6\n\t"
+      "vldrw.u32 q4, [%[w]], #16\n\t"
+      "vfma.f32 q0, q4, r8\n\t"
+      "le lr, 1b\n"
+      "2:\n\t"
+      "wls lr, %[r], 4f\n"
+      "3:\n\t"
+      "ldr r4, [%[x]], #4\n\t"
+      "vldrw.u32 q1, [%[w]], #16\n\t"
+      "vfma.f32 q0, q1, r4\n\t"
+      "le lr, 3b\n"
+      "4:\n\t"
+      "vstrw.32 q0, [%[y]]\n\t"
+      : [w] "+r"(wp), [x] "+r"(x)
+      : [b] "r"(bias4), [y] "r"(y), [n] "r"(quads), [r] "r"(rest)
+      : "q0", "q1", "q2", "q3", "q4", "r4", "r5", "r6", "r8", "lr", "cc", "memory");
+}
+
+#else
+
 /* Four rows of a matrix-vector product, four reduction steps per iteration: one
  * VLDM of sixteen weights, one of four x values, sixteen VFMAs. */
-static void gemv_4(const float* wp, const float* bias4, const float* x, uint32_t k, float* y) {
+KILN_F32_TILE void gemv_4(const float* wp, const float* bias4, const float* x, uint32_t k, float* y) {
   uint32_t quads = k >> 2, rest = k & 3u;
   __asm__ volatile(
       "vldmia %[b], {s0-s3}\n\t"
@@ -134,6 +214,8 @@ static void gemv_4(const float* wp, const float* bias4, const float* x, uint32_t
       : [b] "r"(bias4), [y] "r"(y)
       : KILN_ALL_S_REGS, "cc", "memory");
 }
+
+#endif /* KILN_F32_MVE */
 
 #else /* portable C: the same tiles, the same summation order */
 

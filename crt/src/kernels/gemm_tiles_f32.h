@@ -10,7 +10,7 @@
  * On Arm cores with a single-precision FPU (VFPv4 and later: Cortex-M4F, M7, M33,
  * M55) the tiles are inline assembly: a VLDM of four to sixteen floats is one
  * instruction and each multiply-add is one VFMA, about 1.2 instructions per
- * multiply-add. Elsewhere (the host, Cortex-M3) the same arithmetic in C.
+ * multiply-add (0.5 with Helium). Elsewhere (the host, Cortex-M3) the same arithmetic in C.
  * KILN_F32_PORTABLE forces the C path. Every output sums its bias first, then
  * r = 0, 1, ..., k-1 (fused multiply-adds on the assembly path).
  */
@@ -24,6 +24,15 @@
 #define KILN_F32_ASM 1
 #else
 #define KILN_F32_ASM 0
+#endif
+
+/* Helium (MVE with floating point: Cortex-M55): the 4x4 tile and the matrix-vector
+ * product keep one output row (four columns) or the four outputs in a vector
+ * register and multiply-add a whole vector by a weight in a core register. */
+#if KILN_F32_ASM && defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 2)
+#define KILN_F32_MVE 1
+#else
+#define KILN_F32_MVE 0
 #endif
 
 /* Floats one packed block of four rows takes for reduction length k. */

@@ -2,14 +2,13 @@
 #include <math.h>
 
 #include "kiln/pool.h"
+#include "rows_f32.h"
 
 kiln_status_t kiln_global_avgpool_f32(const kiln_global_pool_params_t* p, const float* in, float* out) {
-  uint32_t c, i;
+  uint32_t c;
   if (p == NULL || in == NULL || out == NULL) return KILN_ERR_NULL_POINTER;
   for (c = 0; c < p->channels; ++c) {
-    const float* x = in + c * p->size;
-    float s = 0.0f;
-    for (i = 0; i < p->size; ++i) s += x[i];
+    const float s = kiln_f32_sum(in + c * p->size, p->size);
     out[c] = p->size > 0u ? s / (float)p->size : 0.0f;
   }
   return KILN_OK;

@@ -78,8 +78,43 @@ static void valid_taps(uint32_t o, uint32_t k, uint32_t stride, uint32_t dilatio
 #define KILN_GT_NAN(v, m) ((v) > (m) || ((v) != (v) && (m) == (m)))
 #define KILN_GT(v, m) ((v) > (m))
 
+/* The common 2x2 window, stride 2, no padding, no indices: each output reads its
+ * four taps straight from two input rows, no per-tap index or range arithmetic.
+ * Same result as the general loop: a NaN tap makes the output NaN, else the max. */
+static int is_2x2_stride2(const kiln_pool2d_params_t* p) {
+  return p->d_in == 1u && p->d_out == 1u && p->k_d == 1u && p->k_h == 2u && p->k_w == 2u && p->stride_h == 2u &&
+         p->stride_w == 2u && p->dilation_h == 1u && p->dilation_w == 1u && p->pad_top == 0 && p->pad_left == 0 &&
+         2u * p->h_out <= p->h_in && 2u * p->w_out <= p->w_in;
+}
+
+static void maxpool_2x2_f32(const kiln_pool2d_params_t* p, const float* in, float* out) {
+  uint32_t c, oy, ox;
+  for (c = 0; c < p->n * p->c; ++c) {
+    const float* plane = in + c * p->h_in * p->w_in;
+    for (oy = 0; oy < p->h_out; ++oy) {
+      const float* r0 = plane + 2u * oy * p->w_in;
+      const float* r1 = r0 + p->w_in;
+      for (ox = 0; ox < p->w_out; ++ox, r0 += 2, r1 += 2) {
+        float m = r0[0], v = r0[1];
+        if (v > m || v != v) m = v;
+        v = r1[0];
+        if (v > m || v != v) m = v;
+        v = r1[1];
+        if (v > m || v != v) m = v;
+        *out++ = m;
+      }
+    }
+  }
+}
+
 kiln_status_t kiln_maxpool2d_f32(const kiln_pool2d_params_t* p, const float* in, float* out, int64_t* indices) {
-  KILN_MAXPOOL_BODY(float, -INFINITY, KILN_GT_NAN)
+  if (indices == NULL && check(p, in, out) == KILN_OK && is_2x2_stride2(p)) {
+    maxpool_2x2_f32(p, in, out);
+    return KILN_OK;
+  }
+  {
+    KILN_MAXPOOL_BODY(float, -INFINITY, KILN_GT_NAN)
+  }
 }
 kiln_status_t kiln_maxpool2d_f64(const kiln_pool2d_params_t* p, const double* in, double* out, int64_t* indices) {
   KILN_MAXPOOL_BODY(double, -INFINITY, KILN_GT_NAN)

@@ -42,6 +42,7 @@ void register_qnn_quantize_lowerings();   // KilnQQuantizeF32 (TFLite's float ->
 void register_qnn_mean_lowerings();       // KilnQMean
 void register_qnn_resize_lowerings();     // KilnQResizeBilinear
 void register_qnn_batch_matmul_lowerings(); // KilnQBatchMatMul
+void register_qnn_lstm_lowerings();       // KilnQLstm
 // (normalization.cpp also registers InstanceNormalization LayerNormalization LRN MeanVarianceNormalization)
 
 }  // namespace kiln

@@ -3,7 +3,9 @@
  * compiler flags select: VFMA/VLDM assembly on Cortex-M4F, M7 and M55, portable C
  * on Cortex-M3) against the same kernels on ONNX's weight layout (the direct and
  * im2col loops): Conv with GEMM blocks, depthwise 3x3 with packed taps, Gemm with
- * packed B, over shapes that hit every tile edge. The packing is written here from
+ * packed B, over shapes that hit every tile edge; Relu's and Clip's word paths and the in-order
+ * plane sum of average pooling against C, MaxPool 2x2/2 against its general loop, Add's
+ * contiguous path. The packing is written here from
  * the layouts documented in kiln/conv.h and kiln/gemm.h. Results must agree to
  * 1e-5 relative (fused multiply-adds round once, the reference twice). Prints the
  * instructions per call of a few layer shapes; exits 0 when everything matched.
@@ -159,6 +161,154 @@ static void gemm(void) {
         }
 }
 
+/* Relu on its word path (bit patterns in core registers) against `x < 0 ? 0 : x`:
+ * random values and the special ones (both NaNs, both infinities, both zeros,
+ * denormals, the float just below zero), at every length 0..23 (the tail loop). */
+static void relu(void) {
+  static const uint32_t special[] = {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFF800001u, 0x7F800000u,
+                                     0xFF800000u, 0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u,
+                                     0x807FFFFFu, 0xFF7FFFFFu, 0x7F7FFFFFu, 0xBF800000u, 0x3F800000u};
+  uint32_t n, i;
+  for (n = 0; n < 24u; ++n) {
+    fill(X, n, 2.0f);
+    for (i = 0; i < n && i < 15u; i += 2u) memcpy(&X[i], &special[(n + i) % 15u], 4);
+    if (kiln_relu_f32(X, Y, n) != KILN_OK) ++failures;
+    ++checks;
+    for (i = 0; i < n; ++i) {
+      const float want = X[i] < 0.0f ? 0.0f : X[i];
+      const int same = (want != want) ? (Y[i] != Y[i]) : (Y[i] == want);
+      if (!same) {
+        put("FAIL relu n=");
+        put_i(n);
+        put(" at ");
+        put_i(i);
+        put("\n");
+        ++failures;
+        break;
+      }
+    }
+  }
+  fill(X, 64, 1.0f);
+  memcpy(Y, X, sizeof(float) * 64u);
+  kiln_relu_f32(Y, Y, 64); /* in place */
+  for (i = 0; i < 64u; ++i) R[i] = X[i] < 0.0f ? 0.0f : X[i];
+  check("relu in place", 64, 0, Y, R, 64);
+}
+
+/* Clip(x, 0, hi) on its word path against the C rule (x < lo -> lo, x > hi -> hi,
+ * NaN unchanged): special values, random ones around hi, every length 0..23, three
+ * bounds, in place too. */
+static void clip(void) {
+  static const uint32_t special[] = {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFF800001u, 0x7F800000u,
+                                     0xFF800000u, 0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u,
+                                     0x40C00000u, 0x40C00001u, 0x40BFFFFFu, 0x7F7FFFFFu, 0xBF800000u};
+  static const float his[] = {6.0f, 1.0f, 0.25f};
+  const float lo = 0.0f;
+  uint32_t n, i, h;
+  for (h = 0; h < 3u; ++h)
+    for (n = 0; n < 24u; ++n) {
+      fill(X, n, 8.0f);
+      for (i = 0; i < n && i < 15u; i += 2u) memcpy(&X[i], &special[(n + i + h) % 15u], 4);
+      if (kiln_clip_range_f32(X, &lo, &his[h], Y, n) != KILN_OK) ++failures;
+      ++checks;
+      for (i = 0; i < n; ++i) {
+        float want = X[i];
+        if (want < lo) want = lo;
+        if (want > his[h]) want = his[h];
+        if ((want != want) ? (Y[i] == Y[i]) : (Y[i] != want)) {
+          put("FAIL clip n=");
+          put_i(n);
+          put(" at ");
+          put_i(i);
+          put("\n");
+          ++failures;
+          break;
+        }
+      }
+    }
+  fill(X, 64, 9.0f);
+  for (i = 0; i < 64u; ++i) R[i] = X[i] < 0.0f ? 0.0f : (X[i] > 6.0f ? 6.0f : X[i]);
+  kiln_clip_range_f32(X, &lo, &his[0], X, 64); /* in place */
+  check("clip in place", 64, 0, X, R, 64);
+}
+
+/* Global average pooling sums each plane in order: bit for bit the C loop. */
+static void global_avg(void) {
+  uint32_t size, i;
+  for (size = 1; size < 40u; size += 3u) {
+    kiln_global_pool_params_t g;
+    memset(&g, 0, sizeof g);
+    g.channels = 3, g.size = size;
+    fill(X, 3u * size, 3.0f);
+    kiln_global_avgpool_f32(&g, X, Y);
+    ++checks;
+    for (i = 0; i < 3u; ++i) {
+      float s = 0.0f;
+      uint32_t j;
+      for (j = 0; j < size; ++j) s += X[i * size + j];
+      if (Y[i] != s / (float)size) {
+        put("FAIL global average pool size ");
+        put_i(size);
+        put("\n");
+        ++failures;
+      }
+    }
+  }
+}
+
+/* MaxPool 2x2/2 without indices (the fast path) against the general loop (taken
+ * when the Indices output is asked for), NaN taps included. */
+static int64_t IDX[MAXN];
+static void maxpool(void) {
+  uint32_t h, w, i;
+  for (h = 2; h <= 7u; h += 5u)
+    for (w = 2; w <= 9u; w += 3u) {
+      kiln_pool2d_params_t p;
+      memset(&p, 0, sizeof p);
+      p.n = 1, p.c = 3, p.d_in = p.d_out = 1, p.h_in = h, p.w_in = w, p.h_out = h / 2u, p.w_out = w / 2u;
+      p.k_d = 1, p.k_h = p.k_w = 2, p.stride_d = 1, p.stride_h = p.stride_w = 2;
+      p.dilation_d = p.dilation_h = p.dilation_w = 1;
+      fill(X, 3u * h * w, 1.0f);
+      for (i = 0; i < 3u * h * w; i += 7u) X[i] = NAN;
+      kiln_maxpool2d_f32(&p, X, R, IDX);
+      kiln_maxpool2d_f32(&p, X, Y, NULL);
+      ++checks;
+      for (i = 0; i < 3u * p.h_out * p.w_out; ++i)
+        if (R[i] != R[i] ? Y[i] == Y[i] : Y[i] != R[i]) {
+          put("FAIL maxpool ");
+          put_i(h * 10u + w);
+          put("\n");
+          ++failures;
+          break;
+        }
+    }
+}
+
+/* Add of two same-shape tensors (the contiguous fast path), in place too. */
+static void add(void) {
+  uint32_t n, i;
+  for (n = 1; n < 23u; n += 3u) {
+    kiln_broadcast_t p;
+    memset(&p, 0, sizeof p);
+    p.ndim = 1, p.shape[0] = (int32_t)n, p.stride_a[0] = p.stride_b[0] = 1;
+    fill(X, n, 1.0f);
+    fill(W, n, 1.0f);
+    for (i = 0; i < n; ++i) R[i] = X[i] + W[i];
+    kiln_add_f32(&p, X, W, Y);
+    ++checks;
+    for (i = 0; i < n; ++i)
+      if (Y[i] != R[i]) {
+        put("FAIL add n=");
+        put_i(n);
+        put("\n");
+        ++failures;
+        break;
+      }
+    kiln_add_f32(&p, X, W, X); /* in place */
+    check("add in place", n, 0, X, R, n);
+  }
+}
+
 static void timing(void) {
   uint64_t n;
   kiln_conv2d_params_t p = conv2d(16, 16, 8, 8, 1, 1, 0, 1);
@@ -184,6 +334,31 @@ static void timing(void) {
   n = kiln_board_counter_stop();
   put(", gemv 128->32 (4096 MACs): ");
   put_i((int64_t)n);
+  kiln_board_counter_start();
+  kiln_relu_f32(X, Y, 4096);
+  n = kiln_board_counter_stop();
+  put(", relu 4096: ");
+  put_i((int64_t)n);
+  {
+    const float lo = 0.0f, hi = 6.0f;
+    kiln_board_counter_start();
+    kiln_clip_range_f32(X, &lo, &hi, Y, 4096);
+    n = kiln_board_counter_stop();
+    put(", clip(0, 6) 4096: ");
+    put_i((int64_t)n);
+  }
+  {
+    kiln_pool2d_params_t mp;
+    memset(&mp, 0, sizeof mp);
+    mp.n = 1, mp.c = 16, mp.d_in = mp.d_out = 1, mp.h_in = mp.w_in = 16, mp.h_out = mp.w_out = 8;
+    mp.k_d = 1, mp.k_h = mp.k_w = 2, mp.stride_d = 1, mp.stride_h = mp.stride_w = 2;
+    mp.dilation_d = mp.dilation_h = mp.dilation_w = 1;
+    kiln_board_counter_start();
+    kiln_maxpool2d_f32(&mp, X, Y, NULL);
+    n = kiln_board_counter_stop();
+    put(", maxpool 2x2/2 16x16x16: ");
+    put_i((int64_t)n);
+  }
   put("\n");
 }
 
@@ -192,6 +367,11 @@ int main(void) {
   conv_blocks();
   depthwise();
   gemm();
+  relu();
+  clip();
+  global_avg();
+  maxpool();
+  add();
   timing();
   put_i(checks);
   put(" checks\n");

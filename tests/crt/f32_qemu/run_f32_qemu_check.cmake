@@ -24,7 +24,10 @@ json_list(sources sources)
 json_list(run run)
 list(FILTER sources EXCLUDE REGEX "runner\\.c$")
 file(GLOB kernels ${SRC_DIR}/crt/src/kernels/conv.c ${SRC_DIR}/crt/src/kernels/gemm.c
-     ${SRC_DIR}/crt/src/kernels/gemm_tiles_f32.c ${SRC_DIR}/crt/src/kernels/depthwise3x3_f32.c)
+     ${SRC_DIR}/crt/src/kernels/gemm_tiles_f32.c ${SRC_DIR}/crt/src/kernels/depthwise3x3_f32.c
+     ${SRC_DIR}/crt/src/kernels/relu.c ${SRC_DIR}/crt/src/kernels/global_pool.c
+     ${SRC_DIR}/crt/src/kernels/maxpool.c ${SRC_DIR}/crt/src/kernels/add.c
+     ${SRC_DIR}/crt/src/kernels/clip.c)
 file(GLOB runtime ${SRC_DIR}/crt/src/runtime/*.c)
 file(MAKE_DIRECTORY ${WORK})
 set(elf ${WORK}/f32_qemu_check_${BOARD}.elf)

@@ -292,6 +292,13 @@ static void conv_case(void) {
   p.in_w = rnd(1, 7) + p.dilation_w * (p.kernel_w - 1);
   p.out_h = (p.in_h + p.pad_top + rnd(0, 2) - (p.dilation_h * (p.kernel_h - 1) + 1)) / p.stride_h + 1;
   p.out_w = (p.in_w + p.pad_left + rnd(0, 2) - (p.dilation_w * (p.kernel_w - 1) + 1)) / p.stride_w + 1;
+  if (rnd(0, 3) == 0) { /* pointwise: 1x1, stride 1, no padding (one run over the image) */
+    p.groups = 1;
+    p.in_c = rnd(1, 24), p.out_c = rnd(1, 24);
+    p.kernel_h = p.kernel_w = p.stride_h = p.stride_w = p.dilation_h = p.dilation_w = 1;
+    p.pad_top = p.pad_left = 0;
+    p.out_h = p.in_h, p.out_w = p.in_w;
+  }
   cin_g = p.in_c / p.groups;
   taps = p.kernel_h * p.kernel_w * cin_g;
   blocks = (p.out_c / p.groups + 3) / 4;

@@ -100,15 +100,25 @@ typedef struct {
   "smlatt %[a3], %[v], %[w1], %[a3]\n\t"
 #define DW_LOAD_X2_LSL "ldr %[v], [%[x], %[s], lsl #1]\n\t"
 
+/* Weights of the taps of one window row, relative to its first tap (byte offsets of
+ * LDRD: a tap is 4 int16, a kernel row of a 3-wide kernel 12). */
+#define DW_ROW3_TAPS(w0, w1, w2) \
+  DW_TAP_LDRD(DW_LOAD_X0, w0) DW_TAP_LDRD(DW_LOAD_X1, w1) DW_TAP_LDRD(DW_LOAD_X2_LSL, w2)
+#define DW_ROW2_TAPS(w0, w1) DW_TAP_LDRD(DW_LOAD_X0, w0) DW_TAP_LDRD(DW_LOAD_X1, w1)
+#define DW_NEXT_ROW "ldr %[v], %[r]\n\t" "add %[x], %[x], %[v]\n\t"
+
 /*
- * A run of n_pix output pixels whose 3x3 windows lie inside the input (depth
- * multiplier 1), every full block of four channels: no bounds checks, one asm
- * block of nine taps (8 instructions each; the row step is read from memory, the
- * asm has no 14th register) per block, then the block's four requantizations. x is the top-left tap of the first pixel, channel 0.
+ * A run of n_pix output pixels of a 3x3 depthwise convolution (depth multiplier
+ * 1) whose in-bounds windows all have `rows` x `cols` taps (2 or 3 each,
+ * constants: the interior is 3 x 3, the border rows and columns of a padded input
+ * fewer), every full block of four channels: no bounds checks, one asm block of
+ * the window's taps (8 instructions each; the row step is read from memory, the
+ * asm has no 14th register), then the block's four requantizations. x is the
+ * first in-bounds tap of the first pixel, channel 0; w the weights at that tap.
  */
 KILN_S8_INLINE void dw3x3_run(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x, int32_t n_pix,
                               const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,
-                              const kiln_s8_output_t* o, int8_t* y, int form) {
+                              const kiln_s8_output_t* o, int8_t* y, int form, int rows, int cols) {
   const kiln_s8_output_t out = *o;
   const int32_t s = p->dilation_w * p->in_c, r = p->dilation_h * p->in_w * p->in_c;
   const int32_t x_step = p->stride_w * p->in_c, full = p->out_c / 4 * 4;
@@ -116,42 +126,70 @@ KILN_S8_INLINE void dw3x3_run(const kiln_depthwise_conv2d_s8_params_t* p, const 
   int32_t i, c;
   for (i = 0; i < n_pix; ++i, x += x_step, y += p->out_c) {
     const int16_t* wb = w;
+    const kiln_s8_requant_t* rqc = rq;
     for (c = 0; c < full; c += 4, wb += 36) {
       int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
       uint32_t v_, e_, w0_, w1_;
       const int8_t* xr = x + c;
       if (bias != NULL) a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
-      __asm__(DW_TAP_LDRD(DW_LOAD_X0, "0") DW_TAP_LDRD(DW_LOAD_X1, "8") DW_TAP_LDRD(DW_LOAD_X2_LSL, "16")
-              "ldr %[v], %[r]\n\t"
-              "add %[x], %[x], %[v]\n\t"
-              DW_TAP_LDRD(DW_LOAD_X0, "24") DW_TAP_LDRD(DW_LOAD_X1, "32") DW_TAP_LDRD(DW_LOAD_X2_LSL, "40")
-              "ldr %[v], %[r]\n\t"
-              "add %[x], %[x], %[v]\n\t"
-              DW_TAP_LDRD(DW_LOAD_X0, "48") DW_TAP_LDRD(DW_LOAD_X1, "56") DW_TAP_LDRD(DW_LOAD_X2_LSL, "64")
-              : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [v] "=&r"(v_), [e] "=&r"(e_),
-                [w0] "=&r"(w0_), [w1] "=&r"(w1_), [x] "+r"(xr)
-              : [s] "r"(s), [r] "m"(r), [wp] "r"(wb), [off] "r"(off2)
-              : "memory");
-      y[c] = kiln_s8_output_as(a0, &rq[c], &out, form);
-      y[c + 1] = kiln_s8_output_as(a1, &rq[c + 1], &out, form);
-      y[c + 2] = kiln_s8_output_as(a2, &rq[c + 2], &out, form);
-      y[c + 3] = kiln_s8_output_as(a3, &rq[c + 3], &out, form);
+#define DW_RUN_ASM(taps)                                                                                       \
+  __asm__(taps                                                                                                 \
+          : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [v] "=&r"(v_), [e] "=&r"(e_),         \
+            [w0] "=&r"(w0_), [w1] "=&r"(w1_), [x] "+r"(xr)                                                     \
+          : [s] "r"(s), [r] "m"(r), [wp] "r"(wb), [off] "r"(off2)                                              \
+          : "memory")
+      if (rows == 3 && cols == 3)
+        DW_RUN_ASM(DW_ROW3_TAPS("0", "8", "16") DW_NEXT_ROW DW_ROW3_TAPS("24", "32", "40") DW_NEXT_ROW
+                       DW_ROW3_TAPS("48", "56", "64"));
+      else if (rows == 2 && cols == 3)
+        DW_RUN_ASM(DW_ROW3_TAPS("0", "8", "16") DW_NEXT_ROW DW_ROW3_TAPS("24", "32", "40"));
+      else if (rows == 3)
+        DW_RUN_ASM(DW_ROW2_TAPS("0", "8") DW_NEXT_ROW DW_ROW2_TAPS("24", "32") DW_NEXT_ROW DW_ROW2_TAPS("48", "56"));
+      else
+        DW_RUN_ASM(DW_ROW2_TAPS("0", "8") DW_NEXT_ROW DW_ROW2_TAPS("24", "32"));
+#undef DW_RUN_ASM
+      y[c] = kiln_s8_output_next(a0, &rqc, &out, form);
+      y[c + 1] = kiln_s8_output_next(a1, &rqc, &out, form);
+      y[c + 2] = kiln_s8_output_next(a2, &rqc, &out, form);
+      y[c + 3] = kiln_s8_output_next(a3, &rqc, &out, form);
     }
   }
 }
 
-/* One out-of-line copy per form: the asm's 13 registers meet no caller's values. */
-#define DW3X3_RUN_COPY(form)                                                                                       \
-  static __attribute__((noinline)) void dw3x3_run_##form(                                                          \
-      const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x, int32_t n_pix, const int16_t* w,                \
-      const int32_t* bias, const kiln_s8_requant_t* rq, const kiln_s8_output_t* o, int8_t* y) {                   \
-    dw3x3_run(p, x, n_pix, w, bias, rq, o, y, form);                                                                \
+/* Out-of-line copies (the asm's 13 registers meet no caller's values): the
+ * interior for every form, the border shapes for the short requantization forms
+ * (the others take the general path there). */
+#define DW3X3_RUN_COPY(name, form, rows, cols)                                                                    \
+  static __attribute__((noinline)) void name(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x,         \
+                                             int32_t n_pix, const int16_t* w, const int32_t* bias,                \
+                                             const kiln_s8_requant_t* rq, const kiln_s8_output_t* o, int8_t* y) { \
+    dw3x3_run(p, x, n_pix, w, bias, rq, o, y, form, rows, cols);                                                   \
   }
-DW3X3_RUN_COPY(0)
-DW3X3_RUN_COPY(1)
-DW3X3_RUN_COPY(2)
-DW3X3_RUN_COPY(3)
+DW3X3_RUN_COPY(dw3x3_run_0, 0, 3, 3)
+DW3X3_RUN_COPY(dw3x3_run_1, 1, 3, 3)
+DW3X3_RUN_COPY(dw3x3_run_2, 2, 3, 3)
+DW3X3_RUN_COPY(dw3x3_run_3, 3, 3, 3)
+DW3X3_RUN_COPY(dw2x3_run_1, 1, 2, 3)
+DW3X3_RUN_COPY(dw2x3_run_3, 3, 2, 3)
+DW3X3_RUN_COPY(dw3x2_run_1, 1, 3, 2)
+DW3X3_RUN_COPY(dw3x2_run_3, 3, 3, 2)
+DW3X3_RUN_COPY(dw2x2_run_1, 1, 2, 2)
+DW3X3_RUN_COPY(dw2x2_run_3, 3, 2, 2)
 #undef DW3X3_RUN_COPY
+
+/* A run of pixels whose windows have rows x cols in-bounds taps: 1 when a copy
+ * took it, 0 when the caller's general path must. */
+static int dw_border_run(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x, int32_t n_pix,
+                         const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,
+                         const kiln_s8_output_t* o, int8_t* y, int32_t rows, int32_t cols) {
+  const int form = KILN_S8_FORM(o);
+  if (!(form & 1) || rows < 2 || cols < 2) return 0;
+  if (rows == 2 && cols == 3) (form & 2 ? dw2x3_run_3 : dw2x3_run_1)(p, x, n_pix, w, bias, rq, o, y);
+  else if (rows == 3 && cols == 2) (form & 2 ? dw3x2_run_3 : dw3x2_run_1)(p, x, n_pix, w, bias, rq, o, y);
+  else if (rows == 2 && cols == 2) (form & 2 ? dw2x2_run_3 : dw2x2_run_1)(p, x, n_pix, w, bias, rq, o, y);
+  else return 0;
+  return 1;
+}
 
 static void dw3x3_run_any(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x, int32_t n_pix,
                           const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,
@@ -261,6 +299,9 @@ kiln_status_t kiln_depthwise_conv2d_s8(const kiln_depthwise_conv2d_s8_params_t* 
                                        int8_t* y) {
   int32_t b, oy, ox, ox_lo, ox_hi;
   kiln_s8_output_t o;
+#if KILN_S8_DSP
+  const int fast3x3 = p->depth_multiplier == 1 && p->kernel_h == 3 && p->kernel_w == 3;
+#endif
   if (p == NULL || x == NULL || w == NULL || rq == NULL || y == NULL) return KILN_ERR_NULL_POINTER;
   if (p->depth_multiplier <= 0 || p->out_c != p->in_c * p->depth_multiplier || p->kernel_h <= 0 ||
       p->kernel_w <= 0 || p->stride_h <= 0 || p->stride_w <= 0 || p->dilation_h <= 0 || p->dilation_w <= 0 ||
@@ -287,24 +328,6 @@ kiln_status_t kiln_depthwise_conv2d_s8(const kiln_depthwise_conv2d_s8_params_t* 
         int8_t* yp = y + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * p->out_c;
         int32_t kx0, kx1, c0 = 0;
         dw_window_t win;
-#if KILN_S8_DSP
-        if (ox == ox_lo && ox_lo < ox_hi && p->depth_multiplier == 1 && p->kernel_h == 3 && p->kernel_w == 3 &&
-            ky0 == 0 && ky1 == 3) {
-          /* The interior of this row: whole windows, no bounds checks. */
-          const int8_t* first = xb + ((int64_t)iy0 * p->in_w + ix0) * p->in_c;
-          dw3x3_run_any(p, first, ox_hi - ox_lo, w, bias, rq, &o, yp);
-          if (p->out_c % 4 != 0) {
-            win.rows = win.cols = 3;
-            win.tap_offset = 0;
-            for (; ox < ox_hi; ++ox, yp += p->out_c, first += p->stride_w * p->in_c) {
-              win.x = first;
-              dw_pixel_each(p, &win, p->out_c / 4 * 4, w, bias, rq, &o, yp);
-            }
-          }
-          ox = ox_hi - 1;
-          continue;
-        }
-#endif
         tap_range(ix0, p->dilation_w, p->kernel_w, p->in_w, &kx0, &kx1);
         win.rows = ky1 - ky0;
         win.cols = kx1 - kx0;
@@ -312,6 +335,27 @@ kiln_status_t kiln_depthwise_conv2d_s8(const kiln_depthwise_conv2d_s8_params_t* 
         win.x = win.rows > 0 && win.cols > 0
                     ? xb + ((int64_t)(iy0 + ky0 * p->dilation_h) * p->in_w + ix0 + kx0 * p->dilation_w) * p->in_c
                     : xb;
+#if KILN_S8_DSP
+        if (fast3x3) {
+          /* The pixels [ox_lo, ox_hi) of a row share one window shape: one run. */
+          const int32_t n = ox == ox_lo && ox_lo < ox_hi ? ox_hi - ox_lo : 1;
+          const int16_t* wt = w + (int64_t)win.tap_offset * 4;
+          int handled = 1;
+          if (win.rows == 3 && win.cols == 3)
+            dw3x3_run_any(p, win.x, n, wt, bias, rq, &o, yp);
+          else
+            handled = dw_border_run(p, win.x, n, wt, bias, rq, &o, yp, win.rows, win.cols);
+          if (handled) {
+            int32_t i;
+            for (i = 0; i < n && p->out_c % 4 != 0; ++i) {
+              dw_pixel_each(p, &win, p->out_c / 4 * 4, w, bias, rq, &o, yp + (int64_t)i * p->out_c);
+              win.x += p->stride_w * p->in_c;
+            }
+            ox += n - 1;
+            continue;
+          }
+        }
+#endif
         if (p->depth_multiplier == 1) {
           dw_pixel_m1_any(p, &win, w, bias, rq, &o, yp);
           c0 = p->out_c / 4 * 4;

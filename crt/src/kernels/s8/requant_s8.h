@@ -131,6 +131,36 @@ KILN_S8_INLINE int8_t kiln_s8_output_as(int32_t acc, const kiln_s8_requant_t* rq
   return (int8_t)(v > o->act_max ? o->act_max : v);
 }
 
+/* kiln_s8_output_as of channel *rq, then *rq moves to the next channel. On the DSP
+ * path the short form advances the pointer inside its asm (one ADD; GCC would
+ * otherwise form each channel's address in a spare register and copy it). */
+KILN_S8_INLINE int8_t kiln_s8_output_next(int32_t acc, const kiln_s8_requant_t** rqp, const kiln_s8_output_t* o,
+                                         int form) {
+#if KILN_S8_DSP
+  if (form & 1) {
+    const kiln_s8_requant_t* rq = *rqp;
+    register int32_t m __asm__("r8");
+    register int32_t r __asm__("r9");
+    register int32_t e __asm__("r10");
+    int32_t v = acc;
+    __asm__("ldm %[rq], {%[m], %[r], %[e]}\n\t"
+            "add %[r], %[r], %[v], asr #31\n\t"
+            "lsl %[v], %[v], #1\n\t"
+            "smmlar %[v], %[v], %[m], %[r]\n\t"
+            "asr %[v], %[v], %[e]\n\t"
+            "add %[rq], %[rq], %[size]"
+            : [v] "+r"(v), [rq] "+r"(rq), [m] "=&r"(m), [r] "=&r"(r), [e] "=&r"(e)
+            : [size] "i"(sizeof(kiln_s8_requant_t))
+            : "memory");
+    *rqp = rq;
+    if (form & 2) return (int8_t)__ssat(v, 8);
+    v = v < o->act_min ? o->act_min : v;
+    return (int8_t)(v > o->act_max ? o->act_max : v);
+  }
+#endif
+  return kiln_s8_output_as(acc, (*rqp)++, o, form);
+}
+
 static inline int8_t kiln_s8_output(int32_t acc, const kiln_s8_requant_t* rq, const kiln_s8_output_t* o) {
   return kiln_s8_output_as(acc, rq, o, 0);
 }
@@ -200,7 +230,8 @@ static inline void kiln_s8_zero(int16_t* dst, int32_t n) {
  * acc[r] += col . row r of one weight block, over row_len (a multiple of 4)
  * values; returns the next block. On the DSP path one asm loop: per two tap pairs
  * an LDRD of the column and two LDM of the block's four rows, eight SMLAD (11
- * instructions for 16 multiply-accumulates), eight tap pairs per pass.
+ * instructions for 16 multiply-accumulates), 16 taps per pass after 4 and 8 taps
+ * for a row length that is not a multiple of 16.
  */
 KILN_S8_INLINE const int16_t* kiln_s8_dot_1x4(const int16_t* col, const int16_t* wblock, int32_t row_len,
                                              int32_t* acc0, int32_t* acc1, int32_t* acc2, int32_t* acc3) {
@@ -231,8 +262,9 @@ KILN_S8_INLINE const int16_t* kiln_s8_dot_1x4(const int16_t* col, const int16_t*
   [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [c] "+r"(c), [w] "+r"(w), [x0] "=&r"(x0),     \
       [x1] "=&r"(x1), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3)
   if (row_len & 4) __asm__(KILN_S8_1X4_STEP : KILN_S8_1X4_OPERANDS : : "memory");
+  if (row_len & 8) __asm__(KILN_S8_1X4_STEP KILN_S8_1X4_STEP : KILN_S8_1X4_OPERANDS : : "memory");
   if (c != end)
-    __asm__("1:\n\t" KILN_S8_1X4_STEP KILN_S8_1X4_STEP
+    __asm__("1:\n\t" KILN_S8_1X4_STEP KILN_S8_1X4_STEP KILN_S8_1X4_STEP KILN_S8_1X4_STEP
             "cmp %[c], %[end]\n\t"
             "bne 1b"
             : KILN_S8_1X4_OPERANDS
@@ -256,66 +288,119 @@ KILN_S8_INLINE const int16_t* kiln_s8_dot_1x4(const int16_t* col, const int16_t*
   return w;
 }
 
-/* Every full block of four channels of one column, `form` constant. */
-KILN_S8_INLINE void kiln_s8_full_blocks(const int16_t* col, int32_t row_len, const int16_t* w, const int32_t* bias,
-                                        const kiln_s8_requant_t* rq, int32_t n_full, const kiln_s8_output_t* o,
-                                        int8_t* y, int form) {
-  /* A copy the asm's memory clobber does not force to be reloaded per output. */
-  const kiln_s8_output_t out = *o;
-  int32_t oc;
-  for (oc = 0; oc < n_full; oc += 4) {
+/*
+ * What the GEMM core needs for every column of one call. A column is `runs` runs
+ * of `run_len` int8 values (run r of column j at x + j * x_step + r * run_step),
+ * widened one after another into col and zero padded to row_len: a 1x1
+ * convolution or a fully connected layer has one run per column (the pixel's
+ * channels, the input row), a convolution window inside the input one per kernel
+ * row; run_len 0 means the caller wrote the column into col. bias may be NULL.
+ */
+typedef struct {
+  int32_t row_len;           /* int16 per column and weight row, a multiple of 4 */
+  int32_t n_out;             /* output channels */
+  const int16_t* w;          /* weight blocks */
+  const int32_t* bias;
+  const kiln_s8_requant_t* rq;
+  kiln_s8_output_t out;
+  int32_t runs, run_len, run_step, x_step, y_step, input_offset;
+} kiln_s8_gemm_t;
+
+/* Every full block of four channels of one column, `form` constant (bit 2: no bias). */
+KILN_S8_INLINE void kiln_s8_full_blocks(const kiln_s8_gemm_t* g, const int16_t* col, int8_t* y, int form) {
+  /* Copies the asm's memory clobber does not force to be reloaded per output. */
+  const kiln_s8_output_t out = g->out;
+  const int32_t row_len = g->row_len;
+  const int16_t* w = g->w;
+  const int32_t* b = g->bias;
+  const kiln_s8_requant_t* rq = g->rq;
+  int8_t* const y_end = y + g->n_out / 4 * 4;
+  for (; y != y_end; y += 4) {
     int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    if (bias != NULL) a0 = bias[oc], a1 = bias[oc + 1], a2 = bias[oc + 2], a3 = bias[oc + 3];
+    if (!(form & 4)) a0 = b[0], a1 = b[1], a2 = b[2], a3 = b[3], b += 4;
     w = kiln_s8_dot_1x4(col, w, row_len, &a0, &a1, &a2, &a3);
-    y[oc] = kiln_s8_output_as(a0, &rq[oc], &out, form);
-    y[oc + 1] = kiln_s8_output_as(a1, &rq[oc + 1], &out, form);
-    y[oc + 2] = kiln_s8_output_as(a2, &rq[oc + 2], &out, form);
-    y[oc + 3] = kiln_s8_output_as(a3, &rq[oc + 3], &out, form);
+    y[0] = kiln_s8_output_next(a0, &rq, &out, form & 3);
+    y[1] = kiln_s8_output_next(a1, &rq, &out, form & 3);
+    y[2] = kiln_s8_output_next(a2, &rq, &out, form & 3);
+    y[3] = kiln_s8_output_next(a3, &rq, &out, form & 3);
+  }
+}
+
+/* Channels [n_out / 4 * 4, n_out) (fewer than four): the last block, zero rows in its weights. */
+KILN_S8_NOINLINE void kiln_s8_partial_block(const kiln_s8_gemm_t* g, const int16_t* col, int8_t* y) {
+  const int32_t n_full = g->n_out / 4 * 4;
+  int32_t acc[4];
+  int32_t r;
+  for (r = 0; r < 4; ++r) acc[r] = (g->bias != NULL && n_full + r < g->n_out) ? g->bias[n_full + r] : 0;
+  (void)kiln_s8_dot_1x4(col, g->w + (int64_t)n_full * g->row_len, g->row_len, &acc[0], &acc[1], &acc[2], &acc[3]);
+  for (r = 0; n_full + r < g->n_out; ++r) y[n_full + r] = kiln_s8_output(acc[r], &g->rq[n_full + r], &g->out);
+}
+
+/* n_cols columns (see kiln_s8_gemm_t), outputs of column j at y + j * y_step. */
+KILN_S8_INLINE void kiln_s8_gemm_run(const kiln_s8_gemm_t* g, const int8_t* x, int32_t n_cols, int16_t* col,
+                                     int8_t* y, int form) {
+  /* Locals: the asm's memory clobber would reload fields through g. */
+  const int32_t runs = g->runs, run_len = g->run_len, run_step = g->run_step, x_step = g->x_step;
+  const int32_t y_step = g->y_step, input_offset = g->input_offset;
+  const int32_t tail = g->row_len - runs * run_len; /* 0..3 zeros after the runs */
+  const int full = g->n_out >= 4, partial = g->n_out % 4 != 0;
+  int32_t j, r;
+  for (j = 0; j < n_cols; ++j, x += x_step, y += y_step) {
+    if (run_len > 0) {
+      const int8_t* src = x;
+      int16_t* dst = col;
+      for (r = 0; r < runs; ++r, src += run_step, dst += run_len) kiln_s8_widen(dst, src, run_len, input_offset);
+      if (tail > 0) dst[0] = 0;
+      if (tail > 1) dst[1] = 0;
+      if (tail > 2) dst[2] = 0;
+    }
+    if (full) kiln_s8_full_blocks(g, col, y, form);
+    if (partial) kiln_s8_partial_block(g, col, y);
   }
 }
 
 /* One out-of-line copy per form: the asm loop's 12 registers never meet the
  * caller's live values. */
-#define KILN_S8_FULL_BLOCKS_COPY(form)                                                                            \
-  KILN_S8_NOINLINE void kiln_s8_full_blocks_##form(const int16_t* col, int32_t row_len, const int16_t* w,        \
-                                                   const int32_t* bias, const kiln_s8_requant_t* rq,               \
-                                                   int32_t n_full, const kiln_s8_output_t* o, int8_t* y) {         \
-    kiln_s8_full_blocks(col, row_len, w, bias, rq, n_full, o, y, form);                                          \
+#define KILN_S8_GEMM_RUN_COPY(form)                                                                             \
+  KILN_S8_NOINLINE void kiln_s8_gemm_run_##form(const kiln_s8_gemm_t* g, const int8_t* x, int32_t n_cols,      \
+                                                int16_t* col, int8_t* y) {                                      \
+    kiln_s8_gemm_run(g, x, n_cols, col, y, form);                                                               \
   }
-KILN_S8_FULL_BLOCKS_COPY(0)
-KILN_S8_FULL_BLOCKS_COPY(1)
-KILN_S8_FULL_BLOCKS_COPY(2)
-KILN_S8_FULL_BLOCKS_COPY(3)
-#undef KILN_S8_FULL_BLOCKS_COPY
+KILN_S8_GEMM_RUN_COPY(0)
+KILN_S8_GEMM_RUN_COPY(1)
+KILN_S8_GEMM_RUN_COPY(2)
+KILN_S8_GEMM_RUN_COPY(3)
+KILN_S8_GEMM_RUN_COPY(4)
+KILN_S8_GEMM_RUN_COPY(5)
+KILN_S8_GEMM_RUN_COPY(6)
+KILN_S8_GEMM_RUN_COPY(7)
+#undef KILN_S8_GEMM_RUN_COPY
 
-/* Channels [n_full, n_out) (fewer than four): the last block, zero rows in its weights. */
-KILN_S8_NOINLINE void kiln_s8_partial_block(const int16_t* col, int32_t row_len, const int16_t* wblock,
-                                            const int32_t* bias, const kiln_s8_requant_t* rq, int32_t n_full,
-                                            int32_t n_out, const kiln_s8_output_t* o, int8_t* y) {
-  int32_t acc[4];
-  int32_t r;
-  for (r = 0; r < 4; ++r) acc[r] = (bias != NULL && n_full + r < n_out) ? bias[n_full + r] : 0;
-  (void)kiln_s8_dot_1x4(col, wblock, row_len, &acc[0], &acc[1], &acc[2], &acc[3]);
-  for (r = 0; n_full + r < n_out; ++r) y[n_full + r] = kiln_s8_output(acc[r], &rq[n_full + r], o);
+/* The channels' part of kiln_s8_gemm_t; the column geometry is 0 (the caller
+ * writes each column). */
+static inline void kiln_s8_gemm_init(kiln_s8_gemm_t* g, int32_t row_len, int32_t n_out, const int16_t* w,
+                                     const int32_t* bias, const kiln_s8_requant_t* rq, const kiln_s8_output_t* o) {
+  g->row_len = row_len;
+  g->n_out = n_out;
+  g->w = w;
+  g->bias = bias;
+  g->rq = rq;
+  g->out = *o;
+  g->runs = g->run_len = g->run_step = g->x_step = g->y_step = g->input_offset = 0;
 }
 
-/*
- * The GEMM core: n_out output channels (weights in blocks of four, bias and rq
- * for those channels) of one column of row_len int16 (4-byte aligned), outputs to y.
- */
-static inline void kiln_s8_gemm_column(const int16_t* col, int32_t row_len, const int16_t* w, const int32_t* bias,
-                                       const kiln_s8_requant_t* rq, int32_t n_out, const kiln_s8_output_t* o,
-                                       int8_t* y) {
-  const int32_t n_full = n_out / 4 * 4;
-  if (n_full > 0) {
-    switch (KILN_S8_FORM(o)) {
-      case 3: kiln_s8_full_blocks_3(col, row_len, w, bias, rq, n_full, o, y); break;
-      case 2: kiln_s8_full_blocks_2(col, row_len, w, bias, rq, n_full, o, y); break;
-      case 1: kiln_s8_full_blocks_1(col, row_len, w, bias, rq, n_full, o, y); break;
-      default: kiln_s8_full_blocks_0(col, row_len, w, bias, rq, n_full, o, y); break;
-    }
+/* The GEMM core on n_cols columns, its form chosen once. */
+static inline void kiln_s8_gemm(const kiln_s8_gemm_t* g, const int8_t* x, int32_t n_cols, int16_t* col, int8_t* y) {
+  switch (KILN_S8_FORM(&g->out) | (g->bias == NULL ? 4 : 0)) {
+    case 7: kiln_s8_gemm_run_7(g, x, n_cols, col, y); break;
+    case 6: kiln_s8_gemm_run_6(g, x, n_cols, col, y); break;
+    case 5: kiln_s8_gemm_run_5(g, x, n_cols, col, y); break;
+    case 4: kiln_s8_gemm_run_4(g, x, n_cols, col, y); break;
+    case 3: kiln_s8_gemm_run_3(g, x, n_cols, col, y); break;
+    case 2: kiln_s8_gemm_run_2(g, x, n_cols, col, y); break;
+    case 1: kiln_s8_gemm_run_1(g, x, n_cols, col, y); break;
+    default: kiln_s8_gemm_run_0(g, x, n_cols, col, y); break;
   }
-  if (n_full < n_out) kiln_s8_partial_block(col, row_len, w + (int64_t)n_full * row_len, bias, rq, n_full, n_out, o, y);
 }
 
 #endif /* KILN_REQUANT_S8_H */
