@@ -17,6 +17,7 @@
 #include "util/error.h"
 #include "util/progress.h"
 #include "verify/profile.h"
+#include "verify/board.h"
 #include "verify/verify.h"
 
 namespace kiln {
@@ -88,6 +89,11 @@ void run(const VerifyArgs& a) {
                                      : fs::absolute(a.work_dir);  // generated #includes need absolute paths
   CompileOptions co = a.compile;
   co.output_dir = work / "module";
+  // The board's -mcpu chooses the kernels' forms (e.g. int8 weights for MVE), as
+  // `kiln compile --mcpu` would, unless --mcpu says otherwise.
+  if (co.mcpu.empty())
+    for (const std::string& f : load_board(a.board).cflags)
+      if (f.rfind("-mcpu=", 0) == 0) co.mcpu = f.substr(6);
   // Sequence inputs not fixed by --sequence-input take the element count and shapes
   // of the first data set (input_K.pb is a SequenceProto).
   if (!a.data.empty() && !tflite::is_tflite_file(a.model))

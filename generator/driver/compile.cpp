@@ -146,6 +146,7 @@ class StagingFolder {
 // module only when `write` (through a staging folder).
 CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& model_name, const CompileOptions& o,
                              bool write) {
+  const LoweringTargetScope target(lowering_target_for_mcpu(o.mcpu));
   std::vector<planner::Pool> pools = make_pools(o);
   progress_stage(o.fold ? "folding constants and inferring shapes" : "inferring shapes");
 

@@ -13,6 +13,8 @@ namespace kiln {
 
 namespace {
 
+thread_local LoweringTarget current_target;
+
 std::map<std::string, LowerFn>& registry() {
   static std::map<std::string, LowerFn> r;
   return r;
@@ -117,5 +119,18 @@ std::string c_int_array(const std::vector<int64_t>& v) {
   o << "}";
   return o.str();
 }
+
+LoweringTarget lowering_target_for_mcpu(const std::string& mcpu) {
+  LoweringTarget t;
+  const std::string cpu = mcpu.substr(0, mcpu.find('+'));
+  t.mve = (cpu == "cortex-m55" || cpu == "cortex-m85") && mcpu.find("+nomve") == std::string::npos;
+  return t;
+}
+
+const LoweringTarget& lowering_target() { return current_target; }
+
+LoweringTargetScope::LoweringTargetScope(const LoweringTarget& t) : previous_(current_target) { current_target = t; }
+
+LoweringTargetScope::~LoweringTargetScope() { current_target = previous_; }
 
 }  // namespace kiln

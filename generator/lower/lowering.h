@@ -81,6 +81,30 @@ KernelCall lower_node(const Node& node);
 bool has_lowering(const std::string& op_type);
 std::vector<std::string> supported_ops();
 
+// What the lowerings may know of the target CPU to choose a kernel's form (for
+// one compilation, from CompileOptions::mcpu). `mve`: the CPU has the M-profile
+// Vector Extension (Helium; Cortex-M55, Cortex-M85), whose int8 dot product
+// wants int8 weights (docs/quantization.md).
+struct LoweringTarget {
+  bool mve = false;
+};
+// The target features of an -mcpu value ("cortex-m55", "cortex-m85+nofp", ...;
+// "+nomve" turns MVE off; empty or unknown: none).
+LoweringTarget lowering_target_for_mcpu(const std::string& mcpu);
+// The target of the compilation running on this thread (none outside a scope).
+const LoweringTarget& lowering_target();
+// Sets lowering_target() for its lifetime (restores the previous one after).
+class LoweringTargetScope {
+ public:
+  explicit LoweringTargetScope(const LoweringTarget& t);
+  ~LoweringTargetScope();
+  LoweringTargetScope(const LoweringTargetScope&) = delete;
+  LoweringTargetScope& operator=(const LoweringTargetScope&) = delete;
+
+ private:
+  LoweringTarget previous_;
+};
+
 // Helpers shared by the op files.
 std::string c_float(double v);            // round-trippable float literal: "0.5f", "-INFINITY"
 std::string c_int_array(const std::vector<int64_t>& v);  // "{1, 2, 3}"

@@ -65,6 +65,18 @@ std::vector<int8_t> run_conv(const ConvCase& c, const std::vector<int8_t>& x, co
   EXPECT_EQ(kiln_conv2d_s8(&p, x.data(), wk.data(), bias.empty() ? nullptr : bias.data(), rq.data(), y.data(),
                            scratch.data()),
             KILN_OK);
+  // The int8-weight form (the lowering's for MVE targets) must give the same bytes.
+  const kiln::ConstantPtr w8 = kiln::s8_weight_blocks_w8(w64, c.groups, c.cout / c.groups, taps);
+  const std::vector<int64_t> bias64(bias.begin(), bias.end());
+  const auto kernel_bias = kiln::s8_fold_input_offset(bias64, w64, c.cout, taps, -q.x_zp);
+  EXPECT_TRUE(kernel_bias.has_value());
+  if (!kernel_bias) return y;
+  std::vector<int8_t> scratch8(size_t(2 * kiln::s8_row_len8(taps)), int8_t(0x5a));  // poisoned
+  std::vector<int8_t> y8(y.size(), int8_t(0x44));
+  EXPECT_EQ(kiln_conv2d_s8_w8(&p, x.data(), reinterpret_cast<const int8_t*>(w8->data()), kernel_bias->data(),
+                              rq.data(), y8.data(), scratch8.data()),
+            KILN_OK);
+  EXPECT_EQ(y8, y) << "int8-weight form differs";
   return y;
 }
 

@@ -33,6 +33,17 @@ void check_fc(int rows, int k, int nout, std::mt19937& rng, bool with_bias = tru
             KILN_OK);
   for (size_t i = 0; i < got.size(); ++i)
     ASSERT_EQ(int(got[i]), int(expected[i])) << "element " << i << " of " << rows << "x" << k << " -> " << nout;
+  // The int8-weight form (the lowering's for MVE targets).
+  const kiln::ConstantPtr w8 = kiln::s8_weight_blocks_w8(w64, 1, nout, k);
+  const auto kernel_bias =
+      kiln::s8_fold_input_offset(std::vector<int64_t>(bias.begin(), bias.end()), w64, nout, k, -q.x_zp);
+  ASSERT_TRUE(kernel_bias.has_value());
+  std::vector<int8_t> scratch8(size_t(2 * kiln::s8_row_len8(k)), int8_t(0x5a));
+  std::vector<int8_t> got8(expected.size(), int8_t(0x44));
+  ASSERT_EQ(kiln_fully_connected_s8_w8(&p, x.data(), reinterpret_cast<const int8_t*>(w8->data()),
+                                       kernel_bias->data(), rq.data(), got8.data(), scratch8.data()),
+            KILN_OK);
+  EXPECT_EQ(got8, expected) << "int8-weight form, " << rows << "x" << k << " -> " << nout;
 }
 
 TEST(S8FullyConnected, OneRowLikeKwsClassifier) {

@@ -2,6 +2,7 @@
 // the node, and the exactness of the C literals lowerings print.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
@@ -455,6 +456,93 @@ TEST(CIntArray, FormatsInitializers) {
 TEST(ParamsInit, BuildsDesignatedInitializers) {
   std::string s = ParamsInit().u("n", 3).i("pad", -1).f("alpha", 0.25).ints("shape", {2, 3}).raw("p", "NULL").str();
   EXPECT_EQ(s, "{ .n = 3u, .pad = -1, .alpha = 0.25f, .shape = {2, 3}, .p = NULL }");
+}
+
+// Int8 Conv2D / FullyConnected: the target CPU picks the weight form.
+struct QConvCase {
+  OneNode t;
+  Node* n;
+  // 1x1 conv, 3 input channels, 2 outputs, weights 1..6, bias {10, -20}, x zero point 5.
+  QConvCase(bool runtime_bias = false) {
+    t.in("x", {1, 2, 2, 3}, DType::Int8);
+    t.in("w", {2, 1, 1, 3}, DType::Int8, Constant::from_int64s({2, 1, 1, 3}, {1, 2, 3, 4, 5, 6})->cast_to(DType::Int8));
+    if (runtime_bias)
+      t.in("b", {2}, DType::Int32);
+    else
+      t.in("b", {2}, DType::Int32, Constant::from_int64s({2}, {10, -20})->cast_to(DType::Int32));
+    t.out("y", {1, 2, 2, 2}, DType::Int8);
+    n = &t.make("KilnQConv2D", "qconv");
+    n->attrs["x_zero_point"] = int64_t(5);
+    n->attrs["requant_scale"] = std::vector<double>{0.01, 0.02};
+  }
+};
+
+TEST(LowerQuantized, ConvKeepsInt16WeightBlocksWithoutMve) {
+  QConvCase c;
+  const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m4"));
+  KernelCall k = lower_node(*c.n);
+  EXPECT_CONTAINS(k.call, "kiln_conv2d_s8(");
+  EXPECT_CONTAINS(k.call, "$in2");  // the model's bias, read at run time
+  ASSERT_GE(k.constants.size(), 1u);
+  EXPECT_EQ(k.constants[0]->dtype(), DType::Int16);
+}
+
+TEST(LowerQuantized, ConvTakesInt8WeightsAndAFoldedBiasForMve) {
+  QConvCase c;
+  const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m55"));
+  KernelCall k = lower_node(*c.n);
+  EXPECT_CONTAINS(k.call, "kiln_conv2d_s8_w8(");
+  EXPECT_CONTAINS(k.call, "$const2");
+  ASSERT_EQ(k.constants.size(), 3u);
+  // Two rows of 16 int8 (3 taps, zero padded), in a block of four rows.
+  EXPECT_EQ(k.constants[0]->dtype(), DType::Int8);
+  EXPECT_EQ(k.constants[0]->size_bytes(), 4u * 16u);
+  const std::vector<int64_t> w = k.constants[0]->to_int64s();
+  EXPECT_EQ(w[0], 1);
+  EXPECT_EQ(w[2], 3);
+  EXPECT_EQ(w[3], 0);
+  EXPECT_EQ(w[16], 4);
+  // bias + input_offset * row sum: 10 - 5 * 6, -20 - 5 * 15.
+  EXPECT_EQ(k.constants[2]->dtype(), DType::Int32);
+  EXPECT_EQ(k.constants[2]->to_int64s(), (std::vector<int64_t>{-20, -95}));
+  EXPECT_EQ(k.scratch.at(0).size_bytes, 2u * 16u);
+  // Neither the model's weights nor its bias are read any more.
+  EXPECT_NE(std::find(k.unread_inputs.begin(), k.unread_inputs.end(), 1), k.unread_inputs.end());
+  EXPECT_NE(std::find(k.unread_inputs.begin(), k.unread_inputs.end(), 2), k.unread_inputs.end());
+}
+
+TEST(LowerQuantized, ConvWithARuntimeBiasKeepsTheInt16FormOnMve) {
+  QConvCase c(/*runtime_bias=*/true);
+  const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m55"));
+  KernelCall k = lower_node(*c.n);
+  EXPECT_CONTAINS(k.call, "kiln_conv2d_s8(");
+}
+
+TEST(LowerQuantized, FullyConnectedTakesInt8WeightsForMve) {
+  OneNode t;
+  t.in("x", {1, 3}, DType::Int8);
+  t.in("w", {2, 3}, DType::Int8, Constant::from_int64s({2, 3}, {1, 2, 3, 4, 5, 6})->cast_to(DType::Int8));
+  t.out("y", {1, 2}, DType::Int8);
+  Node& n = t.make("KilnQFullyConnected", "fc");
+  n.attrs["x_zero_point"] = int64_t(-3);
+  n.attrs["requant_scale"] = std::vector<double>{0.01};
+  {
+    const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m85"));
+    KernelCall k = lower_node(n);
+    EXPECT_CONTAINS(k.call, "kiln_fully_connected_s8_w8(");
+    ASSERT_EQ(k.constants.size(), 3u);
+    EXPECT_EQ(k.constants[2]->to_int64s(), (std::vector<int64_t>{18, 45}));  // no bias: 3 * row sum
+  }
+  EXPECT_CONTAINS(lower_node(n).call, "kiln_fully_connected_s8(");  // no target outside a scope
+}
+
+TEST(LowerQuantized, McpuNamesTheMveCpus) {
+  EXPECT_TRUE(lowering_target_for_mcpu("cortex-m55").mve);
+  EXPECT_TRUE(lowering_target_for_mcpu("cortex-m85+nofp").mve);
+  EXPECT_FALSE(lowering_target_for_mcpu("cortex-m55+nomve").mve);
+  EXPECT_FALSE(lowering_target_for_mcpu("cortex-m4").mve);
+  EXPECT_FALSE(lowering_target_for_mcpu("cortex-m33").mve);
+  EXPECT_FALSE(lowering_target_for_mcpu("").mve);
 }
 
 }  // namespace

@@ -135,6 +135,30 @@ kiln_status_t kiln_fully_connected_s8(const kiln_fully_connected_s8_params_t* p,
                                       const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,
                                       int8_t* y, int16_t* scratch);
 
+/*
+ * The int8-weight form of Conv2D and FullyConnected (the compiler emits it for
+ * targets with MVE, where VMLADAVA.S8 multiplies 16 int8 pairs per instruction):
+ * same parameters and results as kiln_conv2d_s8 / kiln_fully_connected_s8, but
+ * - weights int8, one row per output channel of KILN_S8_ROW_LEN8(taps) values (the
+ *   taps in (kh, kw, c) order, zeros after), rows in blocks of four (the last
+ *   padded with zero rows), each block as 16-tap chunks of its four rows one after
+ *   another: block[j * 64 + r * 16 + t] = row r, tap 16 * j + t. Conv2D groups
+ *   follow each other as with the int16 form.
+ * - `kernel_bias` (never NULL) is bias[c] + input_offset * (sum of row c's
+ *   weights), computed by the compiler; the kernels multiply the raw int8 inputs
+ *   (a padded tap takes the input zero point, -input_offset, so that it adds 0).
+ * - scratch: two im2col columns / input rows of KILN_S8_ROW_LEN8(taps) int8
+ *   (2 * KILN_S8_ROW_LEN8 bytes), 4-byte aligned; weights 4-byte aligned.
+ */
+#define KILN_S8_ROW_LEN8(taps) ((((taps) + 15u) / 16u) * 16u)
+
+kiln_status_t kiln_conv2d_s8_w8(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int8_t* w,
+                                const int32_t* kernel_bias, const kiln_s8_requant_t* rq, int8_t* y, int8_t* scratch);
+
+kiln_status_t kiln_fully_connected_s8_w8(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
+                                         const int8_t* w, const int32_t* kernel_bias, const kiln_s8_requant_t* rq,
+                                         int8_t* y, int8_t* scratch);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,7 +5,10 @@
 // interleaved tap pairs for Conv2D; blocks of four channels tap by tap for
 // depthwise), and each
 // channel's requant_scale becomes a kiln_s8_requant_t. The original int8 weights
-// are not emitted. Scratch: the im2col columns of two output pixels.
+// are not emitted. Scratch: the im2col columns of two output pixels. For a target
+// with MVE (lowering_target()), Conv2D takes the int8-weight form instead
+// (kiln_conv2d_s8_w8: int8 rows in 16-tap chunks, the input offset folded into the
+// bias), half the flash of the int16 blocks.
 #include "lower/lower_util.h"
 #include "lower/spatial.h"
 #include "lower/ops/ops.h"
@@ -92,7 +95,22 @@ KernelCall lower_qconv2d(const Node& n) {
   KernelCall k;
   k.params_type = "kiln_conv2d_s8_params_t";
   k.params_init = append_fields(geometry_fields(g), ".groups = " + std::to_string(groups) + ", " + s8_quant_fields(q));
-  k.constants.push_back(s8_weight_blocks(s8_weights(n, 1), groups, g.out_c / groups, taps));
+  const std::vector<int64_t> w8 = s8_weights(n, 1);
+  if (lowering_target().mve) {
+    // int8 weights, the input offset folded into the bias (VMLADAVA.S8).
+    if (std::optional<ConstantPtr> kernel_bias = s8_kernel_bias(n, 2, w8, g.out_c, taps, -q.x_zero_point)) {
+      k.constants.push_back(s8_weight_blocks_w8(w8, groups, g.out_c / groups, taps));
+      k.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
+      k.constants.push_back(*kernel_bias);
+      k.unread_inputs.push_back(1);
+      if (n.input(2)) k.unread_inputs.push_back(2);
+      k.scratch.push_back({"im2col", uint64_t(2 * s8_row_len8(taps)), 8});
+      k.call = "kiln_conv2d_s8_w8(&$params, $in0, $const0, $const2, (const kiln_s8_requant_t*)$const1, $out0, "
+               "(int8_t*)$scratch0)";
+      return k;
+    }
+  }
+  k.constants.push_back(s8_weight_blocks(w8, groups, g.out_c / groups, taps));
   k.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
   k.unread_inputs.push_back(1);
   k.scratch.push_back({"im2col", uint64_t(2 * s8_row_len(taps) * 2), 8});

@@ -1,7 +1,9 @@
 // KilnQFullyConnected -> kiln_fully_connected_s8 (docs/quantization.md): the int8
 // weights [Nout, K] are widened to int16 blocks of four output rows with
 // interleaved pairs (the kernel's read order), requant_scale becomes one
-// kiln_s8_requant_t per output; scratch holds two widened input rows.
+// kiln_s8_requant_t per output; scratch holds two widened input rows. For a
+// target with MVE (lowering_target()), the int8-weight form instead
+// (kiln_fully_connected_s8_w8: int8 rows, the input offset folded into the bias).
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "lower/ops/qnn_s8_params.h"
@@ -31,7 +33,22 @@ KernelCall lower_qfully_connected(const Node& n) {
   kc.params_type = "kiln_fully_connected_s8_params_t";
   kc.params_init = "{ .rows = " + std::to_string(rows) + ", .in_features = " + std::to_string(k) +
                    ", .out_features = " + std::to_string(nout) + ", " + s8_quant_fields(q) + " }";
-  kc.constants.push_back(s8_weight_blocks(s8_weights(n, 1), 1, nout, k));
+  const std::vector<int64_t> w8 = s8_weights(n, 1);
+  if (lowering_target().mve) {
+    // int8 weights, the input offset folded into the bias (VMLADAVA.S8).
+    if (std::optional<ConstantPtr> kernel_bias = s8_kernel_bias(n, 2, w8, nout, k, -q.x_zero_point)) {
+      kc.constants.push_back(s8_weight_blocks_w8(w8, 1, nout, k));
+      kc.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
+      kc.constants.push_back(*kernel_bias);
+      kc.unread_inputs.push_back(1);
+      if (n.input(2)) kc.unread_inputs.push_back(2);
+      kc.scratch.push_back({"rows", uint64_t(2 * s8_row_len8(k)), 8});
+      kc.call = "kiln_fully_connected_s8_w8(&$params, $in0, $const0, $const2, (const kiln_s8_requant_t*)$const1, "
+                "$out0, (int8_t*)$scratch0)";
+      return kc;
+    }
+  }
+  kc.constants.push_back(s8_weight_blocks(w8, 1, nout, k));
   kc.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
   kc.unread_inputs.push_back(1);
   kc.scratch.push_back({"widened_rows", uint64_t(2 * s8_row_len(k) * 2), 8});

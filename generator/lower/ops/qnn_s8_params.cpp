@@ -99,6 +99,49 @@ ConstantPtr s8_weight_blocks(const std::vector<int64_t>& w, int64_t groups, int6
   return Constant::from_bytes(DType::Int16, {count}, std::move(bytes));
 }
 
+int64_t s8_row_len8(int64_t taps) { return (taps + 15) / 16 * 16; }
+
+ConstantPtr s8_weight_blocks_w8(const std::vector<int64_t>& w, int64_t groups, int64_t rows_per_group, int64_t taps) {
+  const int64_t row_len = s8_row_len8(taps), blocks = (rows_per_group + 3) / 4;
+  std::vector<uint8_t> bytes(size_t(groups * blocks * 4 * row_len), 0);
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t r = 0; r < rows_per_group; ++r)
+      for (int64_t k = 0; k < taps; ++k) {
+        const int64_t dst = (g * blocks + r / 4) * 4 * row_len + (k / 16) * 64 + (r % 4) * 16 + k % 16;
+        bytes[size_t(dst)] = uint8_t(int8_t(w[size_t((g * rows_per_group + r) * taps + k)]));
+      }
+  const int64_t count = int64_t(bytes.size());
+  return Constant::from_bytes(DType::Int8, {count}, std::move(bytes));
+}
+
+std::optional<std::vector<int32_t>> s8_fold_input_offset(const std::vector<int64_t>& bias,
+                                                         const std::vector<int64_t>& w, int64_t channels,
+                                                         int64_t taps, int64_t input_offset) {
+  std::vector<int32_t> out(static_cast<size_t>(channels));
+  for (int64_t c = 0; c < channels; ++c) {
+    int64_t v = bias.empty() ? 0 : bias[size_t(c)];
+    for (int64_t k = 0; k < taps; ++k) v += input_offset * w[size_t(c * taps + k)];
+    if (v < INT32_MIN || v > INT32_MAX) return std::nullopt;
+    out[size_t(c)] = int32_t(v);
+  }
+  return out;
+}
+
+std::optional<ConstantPtr> s8_kernel_bias(const Node& n, size_t bias_input, const std::vector<int64_t>& w,
+                                          int64_t channels, int64_t taps, int64_t input_offset) {
+  std::vector<int64_t> bias;
+  if (const Value* b = n.input(bias_input)) {
+    if (!b->is_constant()) return std::nullopt;
+    bias = b->constant->to_int64s();
+  }
+  const std::optional<std::vector<int32_t>> folded = s8_fold_input_offset(bias, w, channels, taps, input_offset);
+  if (!folded) return std::nullopt;
+  std::vector<uint8_t> bytes;
+  for (int32_t v : *folded)
+    for (int i = 0; i < 4; ++i) bytes.push_back(uint8_t(uint32_t(v) >> (8 * i)));
+  return Constant::from_bytes(DType::Int32, {channels}, std::move(bytes));
+}
+
 ConstantPtr s8_depthwise_weights(const std::vector<int64_t>& w, int64_t taps, int64_t channels) {
   const int64_t blocks = (channels + 3) / 4;
   std::vector<uint8_t> bytes(size_t(blocks * taps * 4 * 2), 0);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,22 @@ int64_t s8_row_len(int64_t taps);
 // channels, each block tap by tap (w[(c / 4) * taps * 4 + t * 4 + c % 4]), the last
 // block zero padded.
 ConstantPtr s8_depthwise_weights(const std::vector<int64_t>& w, int64_t taps, int64_t channels);
+
+// The int8-weight form (kiln_conv2d_s8_w8 / kiln_fully_connected_s8_w8, nn_s8.h):
+// rows of s8_row_len8(taps) int8 in blocks of four, each block as 16-tap chunks of
+// its four rows; groups as s8_weight_blocks.
+int64_t s8_row_len8(int64_t taps);
+ConstantPtr s8_weight_blocks_w8(const std::vector<int64_t>& w, int64_t groups, int64_t rows_per_group, int64_t taps);
+// That form's kernel bias: bias[c] (input `bias_input`, absent = 0) + input_offset
+// * (sum of row c of w, `taps` values per row), int32 [channels]. nullopt when the
+// bias is not a constant or a value does not fit int32 (the caller keeps the
+// int16 form).
+std::optional<ConstantPtr> s8_kernel_bias(const Node& n, size_t bias_input, const std::vector<int64_t>& w,
+                                          int64_t channels, int64_t taps, int64_t input_offset);
+// The same from values (bias empty = 0); nullopt when a value does not fit int32.
+std::optional<std::vector<int32_t>> s8_fold_input_offset(const std::vector<int64_t>& bias,
+                                                         const std::vector<int64_t>& w, int64_t channels,
+                                                         int64_t taps, int64_t input_offset);
 
 // Throws when the int32 accumulator could overflow: |x - zp| <= 255, |w| <= 128.
 void check_s8_accumulator(const Node& n, int64_t taps);

@@ -3,7 +3,7 @@
  * path the board's flags select (DSP on Cortex-M4/M55, portable C on Cortex-M3)
  * against the portable C path of the same sources compiled a second time with
  * KILN_S8_PORTABLE (functions renamed portable_*), bit for bit, on random inputs:
- * conv / depthwise / fully connected on random shapes (padding, strides,
+ * conv / depthwise / fully connected (both weight forms) on random shapes (padding, strides,
  * dilations, groups, odd channel counts, depth multipliers, both requantization
  * forms, full and partial clamps), pools, Add, Mul, Lookup and Softmax. The pools
  * and Mul are also checked against naive references of TFLite's integer kernels
@@ -27,6 +27,12 @@ kiln_status_t portable_depthwise_conv2d_s8(const kiln_depthwise_conv2d_s8_params
 kiln_status_t portable_fully_connected_s8(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
                                           const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,
                                           int8_t* y, int16_t* scratch);
+kiln_status_t portable_conv2d_s8_w8(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int8_t* w,
+                                    const int32_t* kernel_bias, const kiln_s8_requant_t* rq, int8_t* y,
+                                    int8_t* scratch);
+kiln_status_t portable_fully_connected_s8_w8(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
+                                             const int8_t* w, const int32_t* kernel_bias,
+                                             const kiln_s8_requant_t* rq, int8_t* y, int8_t* scratch);
 kiln_status_t portable_avgpool2d_s8(const kiln_pool2d_s8_params_t* p, const int8_t* x, int8_t* y);
 kiln_status_t portable_maxpool2d_s8(const kiln_pool2d_s8_params_t* p, const int8_t* x, int8_t* y);
 kiln_status_t portable_add_s8(const kiln_add_s8_params_t* p, const int8_t* a, const int8_t* b, int8_t* y);
@@ -288,6 +294,10 @@ static void conv_case(void) {
   p.stride_h = rnd(1, 2), p.stride_w = rnd(1, 2);
   p.dilation_h = rnd(0, 3) == 0 ? 2 : 1, p.dilation_w = rnd(0, 3) == 0 ? 2 : 1;
   p.pad_top = rnd(0, 2), p.pad_left = rnd(0, 2);
+  if (rnd(0, 3) == 0) { /* pointwise on channels in multiples of 16 (the int8-weight form reads pixels in place) */
+    p.groups = 1, p.in_c = 16 * rnd(1, 4), p.kernel_h = p.kernel_w = 1, p.pad_top = p.pad_left = 0;
+    p.dilation_h = p.dilation_w = 1;
+  }
   p.in_h = rnd(1, 7) + p.dilation_h * (p.kernel_h - 1);
   p.in_w = rnd(1, 7) + p.dilation_w * (p.kernel_w - 1);
   p.out_h = (p.in_h + p.pad_top + rnd(0, 2) - (p.dilation_h * (p.kernel_h - 1) + 1)) / p.stride_h + 1;
@@ -314,6 +324,18 @@ static void conv_case(void) {
     return;
   }
   compare("conv", p.out_h * p.out_w * p.out_c);
+  /* The int8-weight form on the same shape (the weight bytes as int8 rows). */
+  if (p.groups * blocks * 4 * (int32_t)KILN_S8_ROW_LEN8((uint32_t)taps) > 2 * MAX_W ||
+      2 * (int32_t)KILN_S8_ROW_LEN8((uint32_t)taps) > 4096)
+    return;
+  if (kiln_conv2d_s8_w8(&p, x_buf, (const int8_t*)w_buf, bias_buf, rq_buf, y_got, (int8_t*)scratch) != KILN_OK ||
+      portable_conv2d_s8_w8(&p, x_buf, (const int8_t*)w_buf, bias_buf, rq_buf, y_want, (int8_t*)scratch) !=
+          KILN_OK) {
+    put("FAIL conv w8 status\n");
+    ++failures;
+    return;
+  }
+  compare("conv w8", p.out_h * p.out_w * p.out_c);
 }
 
 static void depthwise_case(void) {
@@ -348,7 +370,7 @@ static void fully_connected_case(void) {
   kiln_fully_connected_s8_params_t p;
   memset(&p, 0, sizeof p);
   p.rows = rnd(1, 4);
-  p.in_features = rnd(1, 300);
+  p.in_features = rnd(0, 2) == 0 ? 16 * rnd(1, 18) : rnd(1, 300);
   p.out_features = rnd(1, MAX_C);
   if (p.rows * p.in_features > MAX_X || (p.out_features + 3) / 4 * 4 * ((p.in_features + 3) / 4 * 4) > MAX_W)
     return;
@@ -360,6 +382,16 @@ static void fully_connected_case(void) {
     return;
   }
   compare("fully connected", p.rows * p.out_features);
+  if ((p.out_features + 3) / 4 * 4 * (int32_t)KILN_S8_ROW_LEN8((uint32_t)p.in_features) > 2 * MAX_W) return;
+  if (kiln_fully_connected_s8_w8(&p, x_buf, (const int8_t*)w_buf, bias_buf, rq_buf, y_got, (int8_t*)scratch) !=
+          KILN_OK ||
+      portable_fully_connected_s8_w8(&p, x_buf, (const int8_t*)w_buf, bias_buf, rq_buf, y_want, (int8_t*)scratch) !=
+          KILN_OK) {
+    put("FAIL fully connected w8 status\n");
+    ++failures;
+    return;
+  }
+  compare("fully connected w8", p.rows * p.out_features);
 }
 
 /* Add with random per-input tables and rescale (the shapes of the compiler's:
@@ -478,7 +510,7 @@ int main(void) {
   }
   put_i(checks);
   put(" conv / depthwise / fully connected calls compared with the portable path\n");
-  if (checks < 300) ++failures;
+  if (checks < 500) ++failures;
   pools();
   muls();
   adds();

@@ -52,6 +52,7 @@ typedef struct {
   int32x4_t bias_even, bias_odd;
   kiln_s8_mve_rq4_t q_even, q_odd;
   mve_pred16_t live, live_even, live_odd;
+  int right_only; /* every channel of the group shifts right (kiln_s8_mve_requant_as) */
 } dw_mve_group_t;
 
 /* Channels [c, c + 8) (fewer at the end: g->live) of every output pixel of batch
@@ -60,7 +61,7 @@ typedef struct {
  * arithmetic; the others range their in-bounds taps. */
 KILN_S8_INLINE void dw_mve_group_as(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* xb, const int16_t* wg,
                                     const dw_mve_group_t* g, const kiln_s8_mve_output_t* m, uint16x8_t w_off,
-                                    int8_t* yb, int full) {
+                                    int8_t* yb, int full, int right_only) {
   const int32_t in_c = p->in_c, out_c = p->out_c, kernel_w = p->kernel_w;
   const int32_t tap_step = p->dilation_w * in_c, row_step = p->dilation_h * p->in_w * in_c;
   const int16_t offset = (int16_t)p->input_offset;
@@ -88,9 +89,25 @@ KILN_S8_INLINE void dw_mve_group_as(const kiln_depthwise_conv2d_s8_params_t* p, 
         DW_MVE_TAP(x1, wb + 12); DW_MVE_TAP(x1 + tap_step, wb + 16); DW_MVE_TAP(x1 + 2 * tap_step, wb + 20);
         DW_MVE_TAP(x2, wb + 24); DW_MVE_TAP(x2 + tap_step, wb + 28); DW_MVE_TAP(x2 + 2 * tap_step, wb + 32);
       } else {
-        int32_t kx0, kx1;
-        dw_mve_tap_range(ix0, p->dilation_w, kernel_w, p->in_w, &kx0, &kx1);
-        if (ky1 > ky0 && kx1 > kx0) {
+        int32_t kx0 = 0, kx1 = kernel_w;
+        if (ox < ox_lo || ox >= ox_hi) dw_mve_tap_range(ix0, p->dilation_w, kernel_w, p->in_w, &kx0, &kx1);
+        if (full_kernel && ky1 - ky0 == 3 && kx1 - kx0 == 2) {
+          /* A 3x3 window cut by the left or right border: three rows of two taps. */
+          const int8_t* xc = xb + (iy0 * p->in_w + ix0 + kx0 * p->dilation_w) * in_c;
+          const int8_t* x1 = xc + row_step;
+          const int8_t* x2 = x1 + row_step;
+          const int16_t* wb = wg + kx0 * 4;
+          DW_MVE_TAP(xc, wb); DW_MVE_TAP(xc + tap_step, wb + 4);
+          DW_MVE_TAP(x1, wb + 12); DW_MVE_TAP(x1 + tap_step, wb + 16);
+          DW_MVE_TAP(x2, wb + 24); DW_MVE_TAP(x2 + tap_step, wb + 28);
+        } else if (full_kernel && ky1 - ky0 == 2 && kx1 - kx0 == 3) {
+          /* Cut by the top or bottom border: two rows of three taps. */
+          const int8_t* xc = xb + ((iy0 + ky0 * p->dilation_h) * p->in_w + ix0) * in_c;
+          const int8_t* x1 = xc + row_step;
+          const int16_t* wb = wg + ky0 * 12;
+          DW_MVE_TAP(xc, wb); DW_MVE_TAP(xc + tap_step, wb + 4); DW_MVE_TAP(xc + 2 * tap_step, wb + 8);
+          DW_MVE_TAP(x1, wb + 12); DW_MVE_TAP(x1 + tap_step, wb + 16); DW_MVE_TAP(x1 + 2 * tap_step, wb + 20);
+        } else if (ky1 > ky0 && kx1 > kx0) {
           /* A window cut by the border: kernel rows of 3, 2 or any number of taps. */
           const int32_t cols = kx1 - kx0;
           const int8_t* xc = xb + ((iy0 + ky0 * p->dilation_h) * p->in_w + ix0 + kx0 * p->dilation_w) * in_c;
@@ -109,24 +126,27 @@ KILN_S8_INLINE void dw_mve_group_as(const kiln_depthwise_conv2d_s8_params_t* p, 
         }
       }
       if (full) {
-        kiln_s8_mve_scatter(even, &g->q_even, m, 0xFFFF, y);
-        kiln_s8_mve_scatter(odd, &g->q_odd, m, 0xFFFF, y + 1);
+        kiln_s8_mve_scatter(even, &g->q_even, m, 0xFFFF, y, right_only);
+        kiln_s8_mve_scatter(odd, &g->q_odd, m, 0xFFFF, y + 1, right_only);
       } else {
-        kiln_s8_mve_scatter(even, &g->q_even, m, g->live_even, y);
-        kiln_s8_mve_scatter(odd, &g->q_odd, m, g->live_odd, y + 1);
+        kiln_s8_mve_scatter(even, &g->q_even, m, g->live_even, y, right_only);
+        kiln_s8_mve_scatter(odd, &g->q_odd, m, g->live_odd, y + 1, right_only);
       }
     }
   }
 }
 
-/* dw_mve_group_as for a full group of eight channels or a partial one. */
+/* dw_mve_group_as for a full group of eight channels (its channels all shifting
+ * right, or not) or a partial one. */
 static __attribute__((noinline)) void dw_mve_group(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* xb,
                                                    const int16_t* wg, const dw_mve_group_t* g,
                                                    const kiln_s8_mve_output_t* m, uint16x8_t w_off, int8_t* yb) {
-  if (g->live == 0xFFFF)
-    dw_mve_group_as(p, xb, wg, g, m, w_off, yb, 1);
+  if (g->live == 0xFFFF && g->right_only)
+    dw_mve_group_as(p, xb, wg, g, m, w_off, yb, 1, 1);
+  else if (g->live == 0xFFFF)
+    dw_mve_group_as(p, xb, wg, g, m, w_off, yb, 1, 0);
   else
-    dw_mve_group_as(p, xb, wg, g, m, w_off, yb, 0);
+    dw_mve_group_as(p, xb, wg, g, m, w_off, yb, 0, 0);
 }
 #undef DW_MVE_TAP
 
@@ -155,6 +175,7 @@ static kiln_status_t kiln_depthwise_conv2d_s8_mve(const kiln_depthwise_conv2d_s8
       g.bias_even = vldrwq_gather_shifted_offset_z_s32(bias + c, even_lanes, g.live_even);
       g.bias_odd = vldrwq_gather_shifted_offset_z_s32(bias + c + 1, even_lanes, g.live_odd);
     }
+    g.right_only = kiln_s8_mve_right_only(rq + c, n);
     g.q_even = kiln_s8_mve_rq4(rq + c, &m, g.live_even);
     /* (n == 1: no odd lane is live and rq + c + 1 is not read.) */
     g.q_odd = kiln_s8_mve_rq4(rq + c + 1, &m, g.live_odd);

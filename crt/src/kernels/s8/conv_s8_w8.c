@@ -1,0 +1,47 @@
+/*
+ * Int8 Conv2D, int8-weight form (kiln_conv2d_s8_w8, layout in nn_s8.h): im2col
+ * of one output pixel into an int8 column (conv_s8_w8.h), then each output
+ * channel's dot product with its weight row plus the kernel bias. On MVE
+ * (conv_s8_w8_mve.h) two pixels at a time, 16 taps per VMLADAVA.S8.
+ */
+#include "conv_s8_w8.h"
+#include "conv_s8_w8_mve.h"
+
+kiln_status_t kiln_conv2d_s8_w8(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int8_t* w,
+                                const int32_t* kernel_bias, const kiln_s8_requant_t* rq, int8_t* y, int8_t* scratch) {
+  int32_t b, g, pix, oc, cin_g, cout_g, taps, row_len8, n_pix;
+  int64_t group_weights;
+  kiln_s8_output_t o;
+  if (p == NULL || x == NULL || w == NULL || kernel_bias == NULL || rq == NULL || y == NULL || scratch == NULL)
+    return KILN_ERR_NULL_POINTER;
+  if (p->groups <= 0 || p->in_c % p->groups != 0 || p->out_c % p->groups != 0 || p->kernel_h <= 0 ||
+      p->kernel_w <= 0 || p->stride_h <= 0 || p->stride_w <= 0 || p->dilation_h <= 0 || p->dilation_w <= 0)
+    return KILN_ERR_BAD_ARGUMENT;
+  if (!kiln_s8_aligned4(w) || !kiln_s8_aligned4(scratch)) return KILN_ERR_BAD_ARGUMENT;
+#if KILN_S8_MVE
+  return kiln_conv2d_s8_w8_mve(p, x, w, kernel_bias, rq, y, scratch);
+#endif
+  cin_g = p->in_c / p->groups;
+  cout_g = p->out_c / p->groups;
+  taps = p->kernel_h * p->kernel_w * cin_g;
+  row_len8 = (int32_t)KILN_S8_ROW_LEN8((uint32_t)taps);
+  group_weights = (int64_t)((cout_g + 3) / 4) * 4 * row_len8;
+  n_pix = p->out_h * p->out_w;
+  kiln_s8_output_init(&o, p->output_offset, p->act_min, p->act_max, rq, kernel_bias, p->out_c, taps);
+  for (b = 0; b < p->batch; ++b) {
+    const int8_t* xb = x + (int64_t)b * p->in_h * p->in_w * p->in_c;
+    for (pix = 0; pix < n_pix; ++pix) {
+      int8_t* yp = y + ((int64_t)b * n_pix + pix) * p->out_c;
+      for (g = 0; g < p->groups; ++g) {
+        kiln_conv_w8_column(p, xb, pix / p->out_w, pix % p->out_w, g, cin_g, row_len8, scratch);
+        for (oc = g * cout_g; oc < (g + 1) * cout_g; ++oc) {
+          const int32_t r = oc - g * cout_g;
+          const int8_t* wblock = w + g * group_weights + (int64_t)(r / 4) * 4 * row_len8;
+          const int32_t acc = kiln_s8_w8_acc(kernel_bias[oc], kiln_s8_w8_dot(wblock, r % 4, scratch, taps));
+          yp[oc] = kiln_s8_output(acc, &rq[oc], &o);
+        }
+      }
+    }
+  }
+  return KILN_OK;
+}

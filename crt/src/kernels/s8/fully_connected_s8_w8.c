@@ -1,0 +1,34 @@
+/*
+ * Int8 fully connected layer, int8-weight form (kiln_fully_connected_s8_w8,
+ * layout in nn_s8.h): each output is its weight row's dot product with the raw
+ * input row plus the kernel bias. On MVE (fully_connected_s8_w8_mve.h) two rows
+ * at a time, 16 taps per VMLADAVA.S8.
+ */
+#include "s8_w8.h"
+#include "fully_connected_s8_w8_mve.h"
+
+kiln_status_t kiln_fully_connected_s8_w8(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
+                                         const int8_t* w, const int32_t* kernel_bias, const kiln_s8_requant_t* rq,
+                                         int8_t* y, int8_t* scratch) {
+  int32_t row, oc, row_len8;
+  kiln_s8_output_t o;
+  if (p == NULL || x == NULL || w == NULL || kernel_bias == NULL || rq == NULL || y == NULL || scratch == NULL)
+    return KILN_ERR_NULL_POINTER;
+  if (p->rows < 0 || p->in_features <= 0 || p->out_features <= 0) return KILN_ERR_BAD_ARGUMENT;
+  if (!kiln_s8_aligned4(w) || !kiln_s8_aligned4(scratch)) return KILN_ERR_BAD_ARGUMENT;
+#if KILN_S8_MVE
+  return kiln_fully_connected_s8_w8_mve(p, x, w, kernel_bias, rq, y, scratch);
+#endif
+  row_len8 = (int32_t)KILN_S8_ROW_LEN8((uint32_t)p->in_features);
+  kiln_s8_output_init(&o, p->output_offset, p->act_min, p->act_max, rq, kernel_bias, p->out_features,
+                      p->in_features);
+  for (row = 0; row < p->rows; ++row) {
+    const int8_t* xr = x + (int64_t)row * p->in_features;
+    for (oc = 0; oc < p->out_features; ++oc) {
+      const int8_t* wblock = w + (int64_t)(oc / 4) * 4 * row_len8;
+      const int32_t acc = kiln_s8_w8_acc(kernel_bias[oc], kiln_s8_w8_dot(wblock, oc % 4, xr, p->in_features));
+      y[(int64_t)row * p->out_features + oc] = kiln_s8_output(acc, &rq[oc], &o);
+    }
+  }
+  return KILN_OK;
+}
