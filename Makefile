@@ -12,8 +12,9 @@
 #   make package    a Debian package of Kiln (build/kiln_<version>-1_<arch>.deb),
 #                   installable with `apt install ./build/kiln_*.deb`
 #   make fuzz       libFuzzer over the importer and the whole pipeline for
-#                   FUZZ_SECONDS (FUZZ_FORMAT=onnx or tflite; clang, ASan+UBSan,
-#                   its own build dir build-fuzz/)
+#                   FUZZ_SECONDS (FUZZ_FORMAT=onnx or tflite, FUZZ_JOBS processes;
+#                   clang, ASan+UBSan, its own build dir build-fuzz/); writes
+#                   build-fuzz/fuzz/FORMAT/report.txt (executions, exec/s, coverage)
 #   make deps       only install the Debian packages
 
 BUILD ?= build
@@ -25,20 +26,27 @@ DEB_PACKAGES := cmake ninja-build g++ pkg-config \
   libkainjow-mustache-dev libgtest-dev libgmock-dev \
   qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi \
   libonnx-testdata python3-onnx python3-numpy \
-  libflatbuffers-dev flatbuffers-compiler python3-flatbuffers ccache dpkg-dev \
-  clang libclang-rt-14-dev
+  libflatbuffers-dev flatbuffers-compiler python3-flatbuffers ccache dpkg-dev
+# Only `make fuzz` needs these (libFuzzer ships with clang's runtime libraries).
+FUZZ_PACKAGES := clang libclang-rt-14-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps configure build demo test bench conformance conformance-update install package fuzz clean
+.PHONY: all deps fuzz-deps install-packages configure build demo test bench conformance conformance-update install package fuzz clean
 
 all: build
 
 # Installs only the packages that are missing; a no-op on a prepared machine.
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(DEB_PACKAGES)"
+
+fuzz-deps: deps
+	@$(MAKE) --no-print-directory install-packages PACKAGES="$(FUZZ_PACKAGES)"
+
+install-packages:
+	@missing=""; for p in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -96,15 +104,16 @@ package: build
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
 FUZZ_FORMAT ?= onnx
+FUZZ_JOBS ?= 1
 # -O1 with line tables: quick to build on a small machine, readable stack traces.
 FUZZ_FLAGS := -O1 -gline-tables-only -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize=vptr \
   -fno-sanitize-recover=undefined
-fuzz: deps
+fuzz: fuzz-deps
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DKILN_FUZZ=ON -DCMAKE_BUILD_TYPE=None \
 	  "-DCMAKE_C_FLAGS=$(FUZZ_FLAGS)" "-DCMAKE_CXX_FLAGS=$(FUZZ_FLAGS)" \
 	  "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target kiln_fuzz_$(FUZZ_FORMAT)
-	tests/fuzz/run_fuzz.sh $(FUZZ_BUILD) $(FUZZ_FORMAT) $(FUZZ_SECONDS)
+	tests/fuzz/run_fuzz.sh $(FUZZ_BUILD) $(FUZZ_FORMAT) $(FUZZ_SECONDS) $(FUZZ_JOBS)
 
 clean:
 	rm -rf $(BUILD)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "util/float_to_int.h"
 #include "util/error.h"
 
 namespace kiln::tflite {
@@ -80,7 +81,8 @@ std::pair<int64_t, int64_t> ImportContext::activation_range_int8(const Operator&
   const int64_t z = zero_point(op, out);
   // TFLite's Quantize for the bounds: zero_point + round(f / scale), the division
   // in float and the rounding half away from zero.
-  auto q = [&](float f) { return z + int64_t(std::round(f / s)); };
+  // With a denormal scale f / s is inf: saturated, the bound then lies outside int8.
+  auto q = [&](float f) { return z + saturated_round(f / s); };
   int64_t lo = -128, hi = 127;
   switch (act) {
     case fb::ActivationFunctionType::NONE: break;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "quant/fixed_point.h"
+#include "util/float_to_int.h"
 #include "quant/gemmlowp_activations.h"
 
 namespace kiln::tflite {
@@ -36,10 +37,11 @@ LookupTable relu_table(QuantParams in, QuantParams out, float act_min, float act
   // TFLite's ReluX on int8: requantize, then clamp to the activation's bounds
   // quantized on the output (roundf of a float division).
   const auto m = quant::quantize_multiplier(double(in.scale) / double(out.scale));
-  const int32_t lo = std::max<int32_t>(-128, out.zero_point + int32_t(std::round(act_min / out.scale)));
+  // (saturated: with a denormal scale the quotient is inf)
+  const int32_t lo = int32_t(std::clamp<int64_t>(out.zero_point + saturated_round(act_min / out.scale), -128, 127));
   const int32_t hi = act_max == std::numeric_limits<float>::infinity()
                          ? 127
-                         : std::min<int32_t>(127, out.zero_point + int32_t(std::round(act_max / out.scale)));
+                         : int32_t(std::clamp<int64_t>(out.zero_point + saturated_round(act_max / out.scale), -128, 127));
   return tabulate([&](int32_t x) {
     const int32_t v = out.zero_point + quant::multiply_by_quantized_multiplier(x - in.zero_point, m.multiplier, m.shift);
     return int8_t(std::clamp(v, lo, hi));
@@ -48,7 +50,7 @@ LookupTable relu_table(QuantParams in, QuantParams out, float act_min, float act
 
 LookupTable relu6_table(QuantParams in) {
   // TFLite Micro's FloatToQuantizedType: round(6 / scale) + zero_point, clamped.
-  const int32_t six = std::clamp<int32_t>(int32_t(std::round(6.0f / in.scale)) + in.zero_point, -128, 127);
+  const int32_t six = int32_t(std::clamp<int64_t>(saturated_round(6.0f / in.scale) + in.zero_point, -128, 127));
   const int32_t zero = in.zero_point;
   return tabulate([&](int32_t x) { return int8_t(x > six ? six : x < zero ? zero : x); });
 }

@@ -256,6 +256,15 @@ def build():
          model([loop], [vi("v0", F, [1])], [vi("v", F, [1])], [const_int64("m", [5001], [])]),
          "exceeds Kiln's limit of 10000 nodes")
 
+    # Found by `make fuzz` (a timeout): tests/e2e's early-exit Loop with its trip
+    # count mutated to 8198, 49,000 nodes unrolled; it ran for minutes in gigabytes
+    # before the graph-wide node limit.
+    fuzzed = onnx.load(os.path.join(HERE, "..", "e2e", "models", "loop", "early_exit.onnx"))
+    for t in fuzzed.graph.initializer:
+        if t.name == "M":
+            t.CopyFrom(numpy_helper.from_array(np.array(8198, np.int64), "M"))
+    save("fuzz_loop_early_exit_8198_steps", fuzzed, "exceeds Kiln's limit of 10000 nodes")
+
     # ---- per-channel vectors the kernel indexes by channel (an out-of-bounds read
     # on the device when short) ---------------------------------------------------
     fl32 = lambda nm, v: numpy_helper.from_array(np.array(v, dtype=np.float32), nm)

@@ -992,6 +992,15 @@ def main():
     variant("duplicate_output", "is listed twice as a model output", lambda m: m.update(outputs=[4, 4]))
     variant("input_is_constant", "is a constant tensor", lambda m: m.update(inputs=[1]))
 
+    # Found by `make fuzz` (UBSan): a denormal output scale made RELU6's bound
+    # 6 / scale inf, converted to int64 (undefined). The file fails later (operator
+    # 1 has no input); under the fuzz target's sanitizers it replays from the seed
+    # corpus, which holds this folder.
+    def denormal_scale(m):
+        m["tensors"][3].update(scale=[1e-45])
+        m["operators"][1].update(inputs=[-1])
+    variant("fuzz_denormal_scale_relu6", "MAX_POOL_2D (operator 1): input 0 is missing", denormal_scale)
+
     # Invalid parameters of the int8 operators beyond MLPerf Tiny's (int8_ops).
     ops_model = int8_ops()[0]
 
