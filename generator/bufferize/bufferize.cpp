@@ -1,5 +1,6 @@
 #include "bufferize/bufferize.h"
 #include "bufferize/branch_guards.h"
+#include "bufferize/overlap.h"
 
 #include <algorithm>
 #include <climits>
@@ -112,6 +113,30 @@ class Bufferizer {
         placement_[v] = {n.get(), c.input_offsets[k]};
       }
     }
+    // A placed value computed in place from another (Relu after Conv): that one goes
+    // into the slice too, so the op runs in place there instead of copying into it.
+    if (!opt_.in_place) return;
+    std::vector<const Value*> work;
+    for (const auto& [v, where] : placement_) work.push_back(v);
+    while (!work.empty()) {
+      const Value* v = work.back();
+      work.pop_back();
+      const Node* p = v->producer;
+      if (!p || p->outputs.empty() || p->outputs[0] != v) continue;
+      const KernelCall& pc = calls_[p];
+      if (!pc.input_offsets.empty()) continue;
+      for (int i : pc.in_place_inputs) {
+        const Value* u = p->input(size_t(i));
+        if (!u || u->users.size() != 1 || u->is_constant() || u->is_graph_input || u->is_graph_output || !u->producer)
+          continue;
+        if (u->dtype != v->dtype || u->size_bytes() != v->size_bytes() || placement_.count(u)) continue;
+        const KernelCall& uc = calls_[u->producer];
+        if (uc.alias_input >= 0 || !uc.view_offsets.empty() || !uc.input_offsets.empty()) continue;
+        placement_[u] = placement_.at(v);
+        work.push_back(u);
+        break;
+      }
+    }
   }
 
   // Where a placed value lives: its slice of the Concat output, whose buffer is
@@ -160,6 +185,61 @@ class Bufferizer {
       if (dead) return r;
     }
     return {};
+  }
+
+  // Partial reuse (bufferize/overlap.h): output 0 placed across the bytes of an
+  // input this op is the last user of, at an offset its kernel allows; the buffer
+  // may grow (everything in it moving up) when the output does not fit inside.
+  // Switches `call` to the rule's parameters and scratch. Absent ref: not possible.
+  BufferRef overlap_source(const Node& n, KernelCall& call, ScheduledOp& op, const Value* out) {
+    if (!opt_.overlap || out->is_graph_output || feeds_output_.count(out) || out->size_bytes() == 0) return {};
+    if (opt_.no_overlap.count(&n)) return {};
+    const int64_t now = step_of_.at(&n);
+    for (const auto& rule : call.overlaps) {
+      const Value* v = n.input(size_t(rule.input));
+      if (!v || v->is_constant() || size_t(rule.input) >= op.inputs.size()) continue;
+      const BufferRef r = op.inputs[size_t(rule.input)];
+      if (r.buffer < 0 || prog_.buffers[size_t(r.buffer)].kind != BufferKind::Activation) continue;
+      bool dead = true;
+      for (const Value* h : holders_[r.buffer]) dead = dead && last_use_.at(h) <= now;
+      for (size_t j = 0; j < op.inputs.size() && dead; ++j)
+        if (op.inputs[j].buffer == r.buffer && op.inputs[j].offset != r.offset) dead = false;
+      if (!dead) continue;
+      Buffer& b = prog_.buffers[size_t(r.buffer)];
+      const OverlapChoice c = choose_overlap(b.size_bytes, r.offset, out->size_bytes(), rule.granule, rule.min_m,
+                                             rule.max_m, b.alignment, /*may_grow=*/true);
+      if (!c.ok) continue;
+      if (c.shift > 0) shift_buffer(r.buffer, c.shift, op);
+      const uint64_t old_size = b.size_bytes;
+      b.size_bytes = c.new_size;
+      const int64_t delta = int64_t(c.out_offset) - int64_t(r.offset + c.shift);
+      prog_.overlaps.push_back(n.describe() + ": output '" + out->name + "' at " + std::to_string(delta) +
+                               " bytes from input '" + v->name + "' (" + std::to_string(v->size_bytes()) + " + " +
+                               std::to_string(out->size_bytes()) + " B in one buffer of " + std::to_string(c.new_size) +
+                               " B" + (c.new_size > old_size ? ", grown from " + std::to_string(old_size) : "") + ")");
+      prog_.overlap_nodes.push_back(&n);
+      if (!rule.params_init.empty()) call.params_init = rule.params_init;
+      if (!rule.call.empty()) call.call = rule.call;
+      call.scratch = rule.scratch;
+      return {r.buffer, c.out_offset};
+    }
+    return {};
+  }
+
+  // Every value in buffer `b` (and every op's reference to it) moves up by `shift` bytes.
+  void shift_buffer(int b, uint64_t shift, ScheduledOp& current) {
+    for (auto& [v, r] : where_)
+      if (r.buffer == b) r.offset += shift;
+    auto fix = [&](std::vector<BufferRef>& refs) {
+      for (auto& r : refs)
+        if (r.buffer == b) r.offset += shift;
+    };
+    for (auto& op : prog_.ops) {
+      fix(op.inputs), fix(op.outputs), fix(op.scratch);
+      for (auto& g : op.guards)
+        if (g.cond.buffer == b) g.cond.offset += shift;
+    }
+    fix(current.inputs);
   }
 
   BufferRef ref_of(const Value* v, const Node& user) {
@@ -287,6 +367,12 @@ class Bufferizer {
       if (b < 0 && v == n.outputs[0]) {
         BufferRef r = in_place_source(n, call, op, v);
         if (r.buffer >= 0) {  // in place: the output overwrites a dead input
+          op.outputs.push_back(r);
+          bind(v, r);
+          continue;
+        }
+        r = overlap_source(n, call, op, v);
+        if (r.buffer >= 0) {  // partly over a dead input
           op.outputs.push_back(r);
           bind(v, r);
           continue;

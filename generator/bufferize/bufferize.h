@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,12 +58,16 @@ struct BufferizedProgram {
   std::vector<Buffer> buffers;
   std::vector<ScheduledOp> ops;  // step i = ops[i]
   std::vector<std::string> copies;  // why each inserted copy was needed
+  std::vector<std::string> overlaps;  // each output placed across its input's bytes (bufferize/overlap.h)
+  std::vector<const Node*> overlap_nodes;  // the op of each entry of `overlaps`
 };
 
 struct BufferizeOptions {
   uint32_t activation_alignment = 16;
   bool alias_views = true;  // off: every view op becomes a copy (for measurements)
   bool in_place = true;     // element-wise ops may overwrite an input they are the last user of
+  bool overlap = true;      // outputs may start inside a dying input's bytes (KernelCall::overlaps)
+  std::set<const Node*> no_overlap;  // ops that may not (schedule/overlap_choice.h decides)
 };
 
 // Lowers every node (lower_node) and assigns buffers. Throws CompileError.

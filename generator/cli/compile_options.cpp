@@ -102,6 +102,17 @@ void add_compile_options(CLI::App* cmd, CompileOptions* o) {
                 "(default: rewrite them to integer ops)");
   cmd->add_flag("!--no-alias", o->alias_views, "give view ops (Reshape, Flatten, ...) their own buffer and a copy");
   cmd->add_flag("!--no-in-place", o->in_place, "never let an element-wise op overwrite its input");
+  cmd->add_flag("!--no-overlap", o->overlap,
+                "never place an output across the bytes of the input it consumes (depthwise / 1x1 convolutions), "
+                "and keep Conv -> Add residuals as two ops");
+  cmd->add_option("--memory-priority", o->memory_priority,
+                  "scratch tiles (im2col, 1x1 gather): speed | ram (smaller tiles, more instructions) | auto (speed, "
+                  "ram when the speed plan does not fit the pools' capacities)")
+      ->capture_default_str();
+  cmd->add_option("--schedule", o->schedule,
+                  "operator order: auto (the order of least memory peak when it lowers the peak) | program (the "
+                  "model's order) | min-peak (always the searched order)")
+      ->capture_default_str();
   cmd->add_option("--executor", o->executor, "executor (only 'aot')")->capture_default_str()->check(CLI::IsMember({"aot"}));
   cmd->add_option("--target", o->target, "code generation target (only 'c')")->capture_default_str()->check(CLI::IsMember({"c"}));
   cmd->add_option("--mcpu", o->mcpu, "target CPU, e.g. cortex-m4 (recorded in the report; -mcpu=... also works)");

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bufferize/bufferize.h"
+#include "bufferize/overlap.h"
 #include "driver/memory_plan.h"
 #include "emit/c_names.h"
 #include "emit/emitter.h"
@@ -25,6 +26,9 @@
 #include "planner/plan_report.h"
 #include "planner/pool_spec.h"
 #include "quant/qdq_rewrite.h"
+#include "schedule/graph_schedule.h"
+#include "schedule/overlap_choice.h"
+#include "schedule/residual_fusion.h"
 #include "sequence/resolve_sequences.h"
 #include "sequence/runtime_sequences.h"
 #include "tflite/tflite_importer.h"
@@ -146,7 +150,12 @@ class StagingFolder {
 // module only when `write` (through a staging folder).
 CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& model_name, const CompileOptions& o,
                              bool write) {
-  const LoweringTargetScope target(lowering_target_for_mcpu(o.mcpu));
+  if (o.memory_priority != "auto" && o.memory_priority != "speed" && o.memory_priority != "ram")
+    throw CompileError("--memory-priority '" + o.memory_priority + "' is not one of auto, speed, ram");
+  LoweringTarget lowering = lowering_target_for_mcpu(o.mcpu);
+  lowering.ram_priority = o.memory_priority == "ram";
+  std::optional<LoweringTargetScope> target;
+  target.emplace(lowering);
   std::vector<planner::Pool> pools = make_pools(o);
   progress_stage(o.fold ? "folding constants and inferring shapes" : "inferring shapes");
 
@@ -176,17 +185,43 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
   BufferizeOptions bo;
   bo.alias_views = o.alias_views;
   bo.in_place = o.in_place;
-  BufferizedProgram program = bufferize(*graph, bo);
-
-  progress_stage("planning memory (" + std::to_string(program.buffers.size()) + " buffers)");
-  planner::set_search_progress_hook(&progress_fraction);  // the exact search's share of its budget
+  bo.overlap = o.overlap;
+  if (o.overlap) fuse_residual_adds(*graph);  // Conv -> Add: one op that may write over the residual
   MemoryPlanOptions mo;
   mo.pools = pools;
   mo.pins = o.pins;
   mo.io_in_workspace = o.io_in_workspace;
   mo.planner.algorithm = o.memory_planner;
   mo.planner.budget_ms = o.planner_budget_ms;
-  MemoryPlan mp = plan_program_memory(program, mo);
+  ScheduleReport schedule_report;
+  BufferizedProgram program;
+  MemoryPlan mp;
+  std::string priority_note = lowering.ram_priority ? "ram (--memory-priority ram)" : "speed";
+  // --memory-priority auto: scratch tiles for speed; when that plan does not fit the
+  // pools' capacities, once more with tiles for RAM.
+  for (;;) {
+    schedule_report = schedule_graph(*graph, o.schedule,
+                                     [&](const Graph& g) { return live_peak(bufferize_choosing_overlaps(g, bo)); });
+    program = bufferize_choosing_overlaps(*graph, bo);
+    if (std::string bad = check_overlaps(program); !bad.empty())
+      throw std::logic_error("the bufferized program failed the overlap check: " + bad);
+    progress_stage("planning memory (" + std::to_string(program.buffers.size()) + " buffers)");
+    planner::set_search_progress_hook(&progress_fraction);  // the exact search's share of its budget
+    try {
+      mp = plan_program_memory(program, mo);
+      break;
+    } catch (const CompileError& e) {
+      if (o.memory_priority != "auto" || lowering.ram_priority) throw;
+      priority_note = "ram (the plan with speed tiles did not fit: " + std::string(e.what()) + ")";
+      lowering.ram_priority = true;
+      target.reset();
+      target.emplace(lowering);
+    }
+  }
+  uint64_t scratch_bytes = 0;
+  for (const Buffer& b : program.buffers)
+    if (b.kind == BufferKind::Scratch) scratch_bytes = std::max(scratch_bytes, b.size_bytes);
+  priority_note += ", largest scratch " + std::to_string(scratch_bytes) + " B";
 
   progress_stage("writing C");
   EmitOptions eo;
@@ -212,14 +247,17 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
     j["plan"] = planner::plan_to_json(mp.problem, mp.plan, mp.origins);
     j["folding"] = fold_report_to_json(fold_report);
     j["copies"] = program.copies;
+    j["overlaps"] = program.overlaps;
     if (quant_report.quantized_model) j["quantization"] = quant::qdq_report_to_json(quant_report);
     nlohmann::json ops = nlohmann::json::array();
     for (size_t i = 0; i < program.ops.size(); ++i) ops.push_back({{"step", i}, {"op", program.ops[i].label}});
     j["schedule"] = ops;
+    j["schedule_search"] = schedule_report_json(schedule_report);
+    j["memory_priority"] = priority_note;
     write_text(o.report_path, j.dump(2) + "\n");
   }
   if (!o.memory_map_path.empty())
-    write_text(o.memory_map_path, planner::plan_to_svg(mp.problem, mp.plan, mp.origins));
+    write_text(o.memory_map_path, planner::plan_to_svg(mp.problem, mp.plan, mp.origins, schedule_report_text(schedule_report)));
   if (o.output_format == "mlf") write_model_library_format(module, o.output_dir.string() + ".tar");
 
   progress_stage("");
@@ -229,6 +267,9 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
     if (o.fold) std::cout << fold_report_summary(fold_report);
     std::cout << quant::qdq_report_summary(quant_report);
     std::cout << planner::plan_summary_text(mp.problem, mp.plan);
+    std::cout << schedule_report_text(schedule_report);
+    std::cout << "memory priority: " << priority_note << "; " << program.overlaps.size()
+              << " outputs placed across their input\n";
   }
   return module;
 }

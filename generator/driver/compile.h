@@ -34,6 +34,9 @@ struct CompileOptions {
   bool integer_quantized = true;               // --float-qdq keeps quantized ops in float (quant/qdq_rewrite.h)
   bool alias_views = true;                     // --no-alias: every view op becomes a copy
   bool in_place = true;                        // --no-in-place
+  bool overlap = true;                         // --no-overlap (bufferize/overlap.h)
+  std::string memory_priority = "auto";        // --memory-priority auto|speed|ram (scratch tile sizes)
+  std::string schedule = "auto";               // --schedule auto|program|min-peak (schedule/graph_schedule.h)
   std::string executor = "aot";                // --executor (only aot)
   std::string target = "c";                    // --target (only c)
   std::string mcpu;                            // -mcpu (recorded; selects kernel variants later)

@@ -52,6 +52,21 @@ struct KernelCall {
   // header). The bufferizer reuses one of them only when this op is the last user
   // of that buffer and its size and dtype equal the output's (--no-in-place: never).
   std::vector<int> in_place_inputs;
+  // Partial reuse: output 0 may start inside the bytes of input `input` when this op
+  // is the last user of that input's buffer, at out_offset - in_offset = m * granule
+  // for min_m <= m <= max_m (the kernel never overwrites an input byte it has still
+  // to read; each kernel's header says why). The bufferizer picks m (memory/
+  // overlap.h); when it uses the rule, the call's params_init and scratch become the
+  // rule's (the kernel may need another mode and a buffer to run that way).
+  struct Overlap {
+    int input = 0;
+    int64_t granule = 16;
+    int64_t min_m = 0, max_m = 0;
+    std::string call;                      // replaces KernelCall::call when used (non-empty)
+    std::string params_init;               // replaces KernelCall::params_init when used
+    std::vector<ScratchRequest> scratch;   // replaces KernelCall::scratch when used
+  };
+  std::vector<Overlap> overlaps;
   // Sub-range views (Slice, Split of a contiguous range): output k is the bytes at
   // view_offsets[k] inside input 0. `call` stays valid; the bufferizer uses it only
   // when view aliasing is off.
@@ -87,6 +102,9 @@ std::vector<std::string> supported_ops();
 // wants int8 weights (docs/quantization.md).
 struct LoweringTarget {
   bool mve = false;
+  // --memory-priority ram: scratch tiles sized for RAM rather than speed (smaller
+  // im2col / gather tiles, more instructions).
+  bool ram_priority = false;
 };
 // The target features of an -mcpu value ("cortex-m55", "cortex-m85+nofp", ...;
 // "+nomve" turns MVE off; empty or unknown: none).

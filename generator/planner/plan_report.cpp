@@ -69,8 +69,9 @@ nlohmann::json plan_to_json(const PlanProblem& problem, const Plan& plan, const 
   return j;
 }
 
-std::string plan_to_svg(const PlanProblem& problem, const Plan& plan, const std::vector<std::string>& origins) {
-  const double W = 960, H = 360, left = 90, top = 40, gap = 60;
+std::string plan_to_svg(const PlanProblem& problem, const Plan& plan, const std::vector<std::string>& origins,
+                        const std::string& caption) {
+  const double W = 960, H = 360, left = 90, top = caption.empty() ? 40 : 58, gap = 60;
   int64_t steps = 1;
   for (const auto& b : problem.buffers) steps = std::max(steps, b.last);
   std::vector<size_t> shown;
@@ -83,6 +84,8 @@ std::string plan_to_svg(const PlanProblem& problem, const Plan& plan, const std:
   o << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   o << "<text x=\"" << left << "\" y=\"20\" font-size=\"14\">Kiln memory plan (" << xml_escape(plan.algorithm)
     << "): x = schedule step, y = address</text>\n";
+  if (!caption.empty())
+    o << "<text x=\"" << left << "\" y=\"38\" font-size=\"12\">" << xml_escape(caption) << "</text>\n";
   static const char* colors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f"};
   double y0 = top;
   for (size_t p : shown) {

@@ -14,7 +14,9 @@ namespace kiln::planner {
 // `origins[i]`: what produced buffer i ("Conv 'conv1'"); may be empty.
 nlohmann::json plan_to_json(const PlanProblem& problem, const Plan& plan, const std::vector<std::string>& origins);
 // x = schedule step, y = address; one labelled rectangle per buffer; one panel per pool.
-std::string plan_to_svg(const PlanProblem& problem, const Plan& plan, const std::vector<std::string>& origins);
+// `caption`: an extra line under the title (e.g. the schedule's peak before and after).
+std::string plan_to_svg(const PlanProblem& problem, const Plan& plan, const std::vector<std::string>& origins,
+                        const std::string& caption = "");
 std::string plan_summary_text(const PlanProblem& problem, const Plan& plan);
 
 }  // namespace kiln::planner

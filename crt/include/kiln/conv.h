@@ -1,4 +1,5 @@
-/* Convolution and transposed convolution. The output must not alias any input. */
+/* Convolution and transposed convolution. The output must not alias any input,
+ * except as kiln_conv2d_f32 below allows. */
 #ifndef KILN_CONV_H
 #define KILN_CONV_H
 
@@ -17,6 +18,21 @@ extern "C" {
  * output rows (a row is one (depth, height) position) and `scratch` must hold
  * (c_in/groups) * k_d * k_h * k_w * tile_rows * w_out floats; when 0 it computes
  * directly (depthwise and 1x1 convolutions need no scratch).
+ *
+ * Output over its input (n = 1), which the compiler uses when the input dies here
+ * (generator/bufferize/overlap.h):
+ *  - depthwise 3x3 (DEPTHWISE_3X3): the output may start anywhere at or below the
+ *    input. Channels run in order, each plane top to bottom, and every input row is
+ *    copied into the ring before any output row is written; output row oy of
+ *    channel c ends at or below where input row oy * stride - pad_top + 3 of that
+ *    channel begins (the output plane is no larger than the input plane, its rows no
+ *    longer), and those rows are in the ring already.
+ *  - 1x1 with GEMM_BLOCKS weights and tile_rows > 0 (groups = 1): tile_rows is then a
+ *    number of columns (spatial positions); each tile of columns of every input
+ *    channel is copied to `scratch` (c_in * tile_rows floats) before any output of
+ *    those columns is written, so out may be at in + m * H*W floats for any integer
+ *    m: output (o, j) then shares bytes only with input (o + m, j), already copied.
+ * Both compute every output exactly as the non-overlapped call does.
  */
 typedef struct {
   uint32_t n, c_in, d_in, h_in, w_in;
@@ -28,6 +44,10 @@ typedef struct {
   uint32_t groups;
   uint32_t tile_rows;
   uint32_t weights_layout; /* KILN_CONV_WEIGHTS_*: how `weights` (and the bias) are laid out */
+  /* With im2col and GEMM_BLOCKS weights: when > 0, tiles are this many output
+   * columns of one row (tile_rows must be 1) instead of whole rows, for a smaller
+   * scratch (K * tile_cols floats) when RAM is short (--memory-priority ram). */
+  uint32_t tile_cols;
 } kiln_conv2d_params_t;
 
 /* weights_layout values. OIHW: ONNX's [C_out][C_in/groups][k_d][k_h][k_w].
@@ -44,6 +64,46 @@ typedef struct {
 
 kiln_status_t kiln_conv2d_f32(const kiln_conv2d_params_t* p, const float* in, const float* weights,
                               const float* bias, float* out, void* scratch);
+
+/*
+ * out = Conv(in) + residual (same shape as out), each output computed exactly as
+ * kiln_conv2d_f32 then one float addition, as a separate Add would. For the fused
+ * Conv -> Add of residual blocks (generator/schedule/residual_fusion.h): groups = 1,
+ * GEMM_BLOCKS weights, tile_rows > 0. `out` may be `residual` (each tile of the
+ * convolution goes to scratch first, then residual is read before out is written);
+ * it must not alias `in`. A 1x1 convolution takes tile_rows columns per tile and
+ * scratch of c_out * tile_rows floats; any other, tile_rows output rows per tile and
+ * scratch of (c_in * k_d * k_h * k_w + c_out) * tile_rows * w_out floats (im2col,
+ * then the tile's result).
+ */
+/*
+ * Patch-based execution of an inverted residual block (MobileNetV2):
+ *   out = Conv1x1_project(Clip(DepthwiseConv3x3(Clip(Conv1x1_expand(in)))))
+ * computed in bands of `band_rows` output rows, so the expanded tensor (c_exp
+ * channels at the input's resolution) never exists whole: for each band, only the
+ * expanded rows its depthwise taps read (band_rows * stride + 2 at most, the ones
+ * shared with a neighbouring band computed again), then the band's depthwise rows,
+ * then its projected rows. Every value is computed by the same code in the same
+ * order as the three convolutions and two Clips run one after the other, so the
+ * result is bit-identical. `dw` is the depthwise geometry (c_in = c_out = c_exp,
+ * DEPTHWISE_3X3 packing, n = 1); expand / project weights are GEMM_BLOCKS; Clip as
+ * kiln_clip_f32 (x < lo -> lo, then x > hi -> hi). scratch:
+ * KILN_INVERTED_RESIDUAL_SCRATCH_FLOATS(p) floats. out must not alias in.
+ */
+typedef struct {
+  kiln_conv2d_params_t dw;
+  uint32_t c_in, c_out, band_rows;
+  float lo1, hi1, lo2, hi2;
+} kiln_inverted_residual_params_t;
+#define KILN_INVERTED_RESIDUAL_SCRATCH_FLOATS(c_exp, w_in, w_out, stride, band_rows)                      \
+  ((c_exp) * (((band_rows) - 1u) * (stride) + 3u) * (w_in) + 3u * (((w_out) - 1u) * (stride) + 3u) + \
+   (c_exp) * (band_rows) * (w_out))
+kiln_status_t kiln_inverted_residual_f32(const kiln_inverted_residual_params_t* p, const float* in,
+                                         const float* w_expand, const float* b_expand, const float* dw_packed,
+                                         const float* w_project, const float* b_project, float* out, void* scratch);
+
+kiln_status_t kiln_conv2d_add_f32(const kiln_conv2d_params_t* p, const float* in, const float* weights,
+                                  const float* bias, const float* residual, float* out, void* scratch);
 
 /*
  * ONNX ConvTranspose over up to three spatial axes, NC[D]HW input, weights

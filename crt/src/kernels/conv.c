@@ -201,6 +201,47 @@ static void im2col(const kiln_conv2d_params_t* p, const float* in, uint32_t cin_
   }
 }
 
+/* Fills col[K][n] with the input patches of output columns [x0, x0 + n) of output
+ * row `row` (a part of what im2col lays out for that row). */
+static void im2col_segment(const kiln_conv2d_params_t* p, const float* in, uint32_t cin_g, uint32_t row, uint32_t x0,
+                           uint32_t n, float* col) {
+  const uint32_t plane_in = p->d_in * p->h_in * p->w_in;
+  const uint32_t oz = row / p->h_out, oy = row % p->h_out;
+  uint32_t ic, kz, ky, kx, ox;
+  for (ic = 0; ic < cin_g; ++ic) {
+    const float* plane = in + ic * plane_in;
+    for (kz = 0; kz < p->k_d; ++kz) {
+      const int32_t iz = in_coord(oz, kz, p->stride_d, p->dilation_d, p->pad_front);
+      for (ky = 0; ky < p->k_h; ++ky) {
+        const int32_t iy = in_coord(oy, ky, p->stride_h, p->dilation_h, p->pad_top);
+        for (kx = 0; kx < p->k_w; ++kx) {
+          float* crow = col + (((ic * p->k_d + kz) * p->k_h + ky) * p->k_w + kx) * n;
+          uint32_t lo, hi, a, b;
+          if (iz < 0 || iz >= (int32_t)p->d_in || iy < 0 || iy >= (int32_t)p->h_in) {
+            for (ox = 0; ox < n; ++ox) crow[ox] = 0.0f;
+            continue;
+          }
+          valid_outputs(kx, p->stride_w, p->dilation_w, p->pad_left, p->w_in, p->w_out, &lo, &hi);
+          a = lo > x0 ? lo : x0;
+          b = hi < x0 + n ? hi : x0 + n;
+          if (b < a) b = a;
+          for (ox = x0; ox < a; ++ox) crow[ox - x0] = 0.0f;
+          if (b > a) {
+            const float* irow = plane + ((uint32_t)iz * p->h_in + (uint32_t)iy) * p->w_in;
+            const float* x = irow + ((int32_t)(a * p->stride_w + kx * p->dilation_w) - p->pad_left);
+            if (p->stride_w == 1u) {
+              kiln_f32_copy(crow + (a - x0), x, b - a);
+            } else {
+              for (ox = a; ox < b; ++ox, x += p->stride_w) crow[ox - x0] = *x;
+            }
+          }
+          for (ox = b; ox < x0 + n; ++ox) crow[ox - x0] = 0.0f;
+        }
+      }
+    }
+  }
+}
+
 /* One group's output channels from packed weight blocks (KILN_CONV_WEIGHTS_GEMM_BLOCKS):
  * out[oc][j] = bias[oc] + sum_r w[oc][r] * x[r * x_stride + j], j < cols. */
 static void conv_gemm_blocks(const float* wp, const float* x, uint32_t x_stride, uint32_t c_out, uint32_t k,
@@ -247,8 +288,26 @@ kiln_status_t kiln_conv2d_f32(const kiln_conv2d_params_t* p, const float* in, co
       const float* w_g = weights + g * (packed ? (cout_g + 3u) / 4u * KILN_F32_PACKED_BLOCK(k) : cout_g * k);
       const float* bias_g = bias != NULL ? bias + g * cout_g : NULL;
       float* out_g = out + (b * p->c_out + g * cout_g) * sp_out;
-      if (packed && pointwise) {
+      if (packed && pointwise && p->tile_rows > 0u) {
+        /* Gathered: tile_rows columns of every input channel are copied to scratch
+         * before any output of those columns is written (out may overlap in). */
+        uint32_t j0, c;
+        for (j0 = 0; j0 < sp_out; j0 += p->tile_rows) {
+          const uint32_t cols = sp_out - j0 < p->tile_rows ? sp_out - j0 : p->tile_rows;
+          float* col = (float*)scratch;
+          for (c = 0; c < cin_g; ++c) kiln_f32_copy(col + c * cols, in_g + c * sp_in + j0, cols);
+          conv_gemm_blocks(w_g, col, cols, cout_g, k, cols, out_g + j0, sp_out, bias_g);
+        }
+      } else if (packed && pointwise) {
         conv_gemm_blocks(w_g, in_g, sp_in, cout_g, k, sp_out, out_g, sp_out, bias_g);
+      } else if (packed && p->tile_cols > 0u) {
+        uint32_t r0, x0;
+        for (r0 = 0; r0 < out_rows; ++r0)
+          for (x0 = 0; x0 < p->w_out; x0 += p->tile_cols) {
+            const uint32_t n = p->w_out - x0 < p->tile_cols ? p->w_out - x0 : p->tile_cols;
+            im2col_segment(p, in_g, cin_g, r0, x0, n, (float*)scratch);
+            conv_gemm_blocks(w_g, (const float*)scratch, n, cout_g, k, n, out_g + r0 * p->w_out + x0, sp_out, bias_g);
+          }
       } else if (packed) {
         uint32_t r0;
         for (r0 = 0; r0 < out_rows; r0 += p->tile_rows) {
@@ -270,6 +329,122 @@ kiln_status_t kiln_conv2d_f32(const kiln_conv2d_params_t* p, const float* in, co
         conv_direct(p, in_g, w_g, bias_g, out_g, cin_g, cout_g);
       }
     }
+  }
+  return KILN_OK;
+}
+
+/* out[oc][j] = tmp[oc][j] + res[oc][j], j < cols (out and res have row stride `stride`,
+ * tmp is dense): res is read before out is written, so out may be res. */
+static void add_tile(const float* tmp, uint32_t cols, const float* res, float* out, uint32_t stride, uint32_t c_out) {
+  uint32_t oc, j;
+  for (oc = 0; oc < c_out; ++oc) {
+    const float* t = tmp + oc * cols;
+    const float* r = res + oc * stride;
+    float* o = out + oc * stride;
+    for (j = 0; j < cols; ++j) o[j] = t[j] + r[j];
+  }
+}
+
+kiln_status_t kiln_conv2d_add_f32(const kiln_conv2d_params_t* p, const float* in, const float* weights,
+                                  const float* bias, const float* residual, float* out, void* scratch) {
+  uint32_t b, k, sp_in, sp_out, out_rows, j0, r0;
+  int pointwise;
+  if (p == NULL || in == NULL || weights == NULL || residual == NULL || out == NULL || scratch == NULL)
+    return KILN_ERR_NULL_POINTER;
+  if (p->groups != 1u || p->weights_layout != KILN_CONV_WEIGHTS_GEMM_BLOCKS || p->tile_rows == 0u ||
+      p->stride_d == 0u || p->stride_h == 0u || p->stride_w == 0u || p->dilation_d == 0u || p->dilation_h == 0u ||
+      p->dilation_w == 0u)
+    return KILN_ERR_BAD_ARGUMENT;
+  k = p->c_in * p->k_d * p->k_h * p->k_w;
+  sp_in = p->d_in * p->h_in * p->w_in;
+  sp_out = p->d_out * p->h_out * p->w_out;
+  out_rows = p->d_out * p->h_out;
+  pointwise = p->k_d == 1u && p->k_h == 1u && p->k_w == 1u && p->stride_d == 1u && p->stride_h == 1u &&
+              p->stride_w == 1u && p->pad_front == 0 && p->pad_top == 0 && p->pad_left == 0 &&
+              p->d_in == p->d_out && p->h_in == p->h_out && p->w_in == p->w_out;
+  for (b = 0; b < p->n; ++b) {
+    const float* in_b = in + b * p->c_in * sp_in;
+    const float* res_b = residual + b * p->c_out * sp_out;
+    float* out_b = out + b * p->c_out * sp_out;
+    if (pointwise) {
+      float* tmp = (float*)scratch;
+      for (j0 = 0; j0 < sp_out; j0 += p->tile_rows) {
+        const uint32_t cols = sp_out - j0 < p->tile_rows ? sp_out - j0 : p->tile_rows;
+        conv_gemm_blocks(weights, in_b + j0, sp_in, p->c_out, k, cols, tmp, cols, bias);
+        add_tile(tmp, cols, res_b + j0, out_b + j0, sp_out, p->c_out);
+      }
+    } else if (p->tile_cols > 0u) {
+      float* col = (float*)scratch;
+      float* tmp = col + k * p->tile_cols;
+      for (r0 = 0; r0 < out_rows; ++r0)
+        for (j0 = 0; j0 < p->w_out; j0 += p->tile_cols) {
+          const uint32_t cols = p->w_out - j0 < p->tile_cols ? p->w_out - j0 : p->tile_cols;
+          float* o = out_b + r0 * p->w_out + j0;
+          im2col_segment(p, in_b, p->c_in, r0, j0, cols, col);
+          conv_gemm_blocks(weights, col, cols, p->c_out, k, cols, tmp, cols, bias);
+          add_tile(tmp, cols, res_b + (o - out_b), o, sp_out, p->c_out);
+        }
+    } else {
+      float* col = (float*)scratch;
+      float* tmp = col + k * p->tile_rows * p->w_out;
+      for (r0 = 0; r0 < out_rows; r0 += p->tile_rows) {
+        const uint32_t rows = out_rows - r0 < p->tile_rows ? out_rows - r0 : p->tile_rows;
+        const uint32_t cols = rows * p->w_out;
+        im2col(p, in_b, p->c_in, r0, rows, col);
+        conv_gemm_blocks(weights, col, cols, p->c_out, k, cols, tmp, cols, bias);
+        add_tile(tmp, cols, res_b + r0 * p->w_out, out_b + r0 * p->w_out, sp_out, p->c_out);
+      }
+    }
+  }
+  return KILN_OK;
+}
+
+static void clip_rows(float* x, uint32_t n, float lo, float hi) {
+  uint32_t i;
+  for (i = 0; i < n; ++i) {
+    float v = x[i];
+    if (v < lo) v = lo;
+    if (v > hi) v = hi;
+    x[i] = v;
+  }
+}
+
+kiln_status_t kiln_inverted_residual_f32(const kiln_inverted_residual_params_t* p, const float* in,
+                                         const float* w_expand, const float* b_expand, const float* dw_packed,
+                                         const float* w_project, const float* b_project, float* out, void* scratch) {
+  const kiln_conv2d_params_t* d;
+  uint32_t ce, s, w_in, w_out, h_in, h_out, sp_in, sp_out, max_rows, oy0;
+  float *e, *ring, *dwb;
+  if (p == NULL || in == NULL || w_expand == NULL || dw_packed == NULL || w_project == NULL || out == NULL ||
+      scratch == NULL)
+    return KILN_ERR_NULL_POINTER;
+  d = &p->dw;
+  if (!kiln_f32_depthwise3x3_supported(d) || d->n != 1u || d->c_in != d->c_out || p->band_rows == 0u ||
+      p->c_in == 0u || p->c_out == 0u)
+    return KILN_ERR_BAD_ARGUMENT;
+  ce = d->c_in, s = d->stride_h, w_in = d->w_in, w_out = d->w_out, h_in = d->h_in, h_out = d->h_out;
+  sp_in = h_in * w_in, sp_out = h_out * w_out;
+  max_rows = (p->band_rows - 1u) * s + 3u;
+  e = (float*)scratch;
+  ring = e + ce * max_rows * w_in;
+  dwb = ring + 3u * KILN_DW3X3_ROW_LEN(w_out, s);
+  for (oy0 = 0; oy0 < h_out; oy0 += p->band_rows) {
+    const uint32_t rows_out = h_out - oy0 < p->band_rows ? h_out - oy0 : p->band_rows;
+    const int32_t top = (int32_t)(oy0 * s) - d->pad_top;
+    const int32_t bottom = (int32_t)((oy0 + rows_out - 1u) * s) - d->pad_top + 3; /* exclusive */
+    const uint32_t iy0 = top > 0 ? (uint32_t)top : 0u;
+    const uint32_t iy1 = bottom < (int32_t)h_in ? (uint32_t)bottom : h_in;
+    const uint32_t cols = (iy1 - iy0) * w_in;
+    kiln_conv2d_params_t q = *d;
+    conv_gemm_blocks(w_expand, in + iy0 * w_in, sp_in, ce, p->c_in, cols, e, cols, b_expand);
+    clip_rows(e, ce * cols, p->lo1, p->hi1);
+    q.h_in = iy1 - iy0;
+    q.h_out = rows_out;
+    q.pad_top = (int32_t)iy0 - top;
+    kiln_f32_depthwise3x3(&q, e, dw_packed, dwb, ring);
+    clip_rows(dwb, ce * rows_out * w_out, p->lo2, p->hi2);
+    conv_gemm_blocks(w_project, dwb, rows_out * w_out, p->c_out, ce, rows_out * w_out, out + oy0 * w_out, sp_out,
+                     b_project);
   }
   return KILN_OK;
 }

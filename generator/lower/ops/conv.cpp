@@ -13,9 +13,40 @@ namespace {
 
 // Largest im2col scratch Kiln plans for one convolution, unless a single output row
 // needs more: tiles of output rows keep intra-operator memory small.
-constexpr uint64_t kIm2colBudgetBytes = 8192;
+// With --memory-priority ram, the tile may be part of a row (tile_cols).
+constexpr uint64_t kIm2colBudgetSpeed = 4096, kIm2colBudgetRam = 3072;
+// The gather tile of a 1x1 convolution whose output is placed across its input
+// (bufferize/overlap.h): the columns of every input channel copied aside at once.
+constexpr uint64_t kGatherBudgetSpeed = 4096, kGatherBudgetRam = 2048;
 
-KernelCall lower_conv(const Node& n) {
+// im2col tiling for `per_column` scratch bytes per output column: whole rows
+// (tile_rows) when one fits the budget, else, with RAM priority, a multiple of four
+// columns of one row (tile_cols; at least four).
+struct Im2colTile {
+  int64_t rows = 1, cols = 0;  // cols 0: whole rows
+  uint64_t bytes = 0;
+};
+Im2colTile im2col_tile(uint64_t per_column, int64_t w_out, int64_t rows) {
+  const bool ram = lowering_target().ram_priority;
+  const uint64_t budget = ram ? kIm2colBudgetRam : kIm2colBudgetSpeed;
+  const uint64_t row_bytes = per_column * uint64_t(w_out);
+  Im2colTile t;
+  if (ram && row_bytes > budget && w_out > 4) {
+    t.cols = std::clamp<int64_t>(int64_t(budget / std::max<uint64_t>(per_column, 1)) / 4 * 4, 4, w_out);
+    if (t.cols < w_out) {
+      t.bytes = per_column * uint64_t(t.cols);
+      return t;
+    }
+    t.cols = 0;
+  }
+  t.rows = std::clamp<int64_t>(int64_t(budget / std::max<uint64_t>(row_bytes, 1)), 1, std::max<int64_t>(rows, 1));
+  t.bytes = row_bytes * uint64_t(t.rows);
+  return t;
+}
+
+// `residual`: KilnConvAdd (schedule/residual_fusion.h), Conv's inputs then the
+// tensor added to its output (input 3).
+KernelCall lower_conv_impl(const Node& n, bool residual) {
   require_float32(n);
   const Value* x = n.input(0);
   const Value* w = n.input(1);
@@ -45,15 +76,45 @@ KernelCall lower_conv(const Node& n) {
                             g.kernel[0] == 1 && g.kernel[1] == 3 && g.kernel[2] == 3 && g.stride[1] == g.stride[2] &&
                             (g.stride[2] == 1 || g.stride[2] == 2) && g.dilation[1] == 1 && g.dilation[2] == 1 &&
                             g.pad_begin[1] >= 0 && g.pad_begin[1] <= 1 && g.pad_begin[2] >= 0 && g.pad_begin[2] <= 1;
-  int64_t tile_rows = 0;
+  int64_t tile_rows = 0, tile_cols = 0;
   KernelCall k;
+  if (residual) {
+    const Value* r = n.input(3);
+    if (!r || r->shape != y->shape || groups != 1 || depthwise || !w->is_constant() || x->shape[0] != 1)
+      throw CompileError(n.describe() + ": a fused Conv + Add needs one group, constant weights, batch 1 and a "
+                         "residual of the output's shape");
+    const uint64_t k_len = uint64_t(c_in * g.kernel[0] * g.kernel[1] * g.kernel[2]);
+    if (pointwise) {
+      const int64_t plane = g.out[0] * g.out[1] * g.out[2];
+      tile_rows = std::clamp<int64_t>(int64_t(kIm2colBudgetSpeed / uint64_t(c_out * 4)) / 4 * 4, 4,
+                                      std::max<int64_t>((plane + 3) / 4 * 4, 4));
+      k.scratch.push_back({"conv_tile", uint64_t(c_out * std::min(tile_rows, plane)) * sizeof(float), 4});
+    } else {
+      const Im2colTile t = im2col_tile((k_len + uint64_t(c_out)) * sizeof(float), g.out[2], g.out[0] * g.out[1]);
+      tile_rows = t.rows;
+      tile_cols = t.cols;
+      k.scratch.push_back({"im2col_tile", t.bytes, 4});
+    }
+    k.constants.push_back(pack_f32_gemm_blocks(*w->constant, 1, c_out, int64_t(k_len)));
+    k.unread_inputs.push_back(1);
+    k.in_place_inputs = {3};  // conv.h: out may be the residual
+    k.params_type = "kiln_conv2d_params_t";
+    k.params_init = conv_params_init(x->shape[0], c_in, c_out, g, groups, tile_rows)
+                        .raw("weights_layout", "KILN_CONV_WEIGHTS_GEMM_BLOCKS")
+                        .u("tile_cols", tile_cols)
+                        .str();
+    k.call = std::string("kiln_conv2d_add_f32(&$params, $in0, $const0, ") + (bias ? "$in2" : "NULL") +
+             ", $in3, $out0, $scratch0)";
+    return k;
+  }
   if (!pointwise && !depthwise) {
     // A "row" is one (depth, height) output position: w_out columns of patches.
-    const int64_t rows = g.out[0] * g.out[1];
-    const uint64_t row_bytes = uint64_t(cin_g * g.kernel[0] * g.kernel[1] * g.kernel[2] * g.out[2]) * sizeof(float);
-    tile_rows = std::clamp<int64_t>(int64_t(kIm2colBudgetBytes / std::max<uint64_t>(row_bytes, 1)), 1,
-                                    std::max<int64_t>(rows, 1));
-    k.scratch.push_back({"im2col", row_bytes * uint64_t(tile_rows), 4});
+    const uint64_t per_column = uint64_t(cin_g * g.kernel[0] * g.kernel[1] * g.kernel[2]) * sizeof(float);
+    Im2colTile t = im2col_tile(per_column, g.out[2], g.out[0] * g.out[1]);
+    if (!w->is_constant()) t = Im2colTile{t.cols > 0 ? 1 : t.rows, 0, t.cols > 0 ? per_column * uint64_t(g.out[2]) : t.bytes};
+    tile_rows = t.rows;
+    tile_cols = t.cols;
+    k.scratch.push_back({"im2col", t.bytes, 4});
   }
   // Constant weights are re-laid out for the register-blocked kernels (crt/src/kernels/gemm_tiles_f32.h, depthwise3x3_f32.h).
   const char* layout = "KILN_CONV_WEIGHTS_OIHW";
@@ -73,7 +134,37 @@ KernelCall lower_conv(const Node& n) {
     weights = "$const0";
   }
   k.params_type = "kiln_conv2d_params_t";
-  k.params_init = conv_params_init(x->shape[0], c_in, c_out, g, groups, tile_rows).raw("weights_layout", layout).str();
+  k.params_init =
+      conv_params_init(x->shape[0], c_in, c_out, g, groups, tile_rows).raw("weights_layout", layout).u("tile_cols", tile_cols).str();
+  // Partial reuse (KernelCall::overlaps; why each is safe: crt/include/kiln/conv.h).
+  const int64_t batch = x->shape[0];
+  if (depthwise3x3 && batch == 1) {
+    // Plane by plane, row by row, each input row copied into the ring before any
+    // output row at or below it is written: the output may start anywhere at or
+    // below the input (by whole 16-byte steps).
+    KernelCall::Overlap ov;
+    ov.granule = 16;
+    ov.min_m = -int64_t(y->size_bytes() / 16) - 1;
+    ov.max_m = 0;
+    ov.scratch = k.scratch;
+    k.overlaps.push_back(ov);
+  } else if (pointwise && groups == 1 && batch == 1 && w->is_constant() && g.out[0] * g.out[1] * g.out[2] > 0) {
+    // Gathered column tiles: output column j is written only after column j of every
+    // input channel was copied aside, so the output may sit at any whole number of
+    // channel planes from the input.
+    const int64_t plane = g.out[0] * g.out[1] * g.out[2];
+    const uint64_t gather_budget = lowering_target().ram_priority ? kGatherBudgetRam : kGatherBudgetSpeed;
+    const int64_t cols = std::clamp<int64_t>(int64_t(gather_budget / uint64_t(c_in * 4)) / 4 * 4, 4,
+                                             (plane + 3) / 4 * 4);
+    KernelCall::Overlap ov;
+    ov.granule = plane * int64_t(sizeof(float));
+    ov.min_m = -c_out;
+    ov.max_m = c_in;
+    ov.params_init = conv_params_init(batch, c_in, c_out, g, groups, cols).raw("weights_layout", layout).str();
+    ov.scratch.push_back({"gather", uint64_t(c_in * std::min(cols, plane)) * sizeof(float), 4});
+    ov.call = "kiln_conv2d_f32(&$params, $in0, " + weights + ", " + bias_arg + ", $out0, $scratch0)";
+    k.overlaps.push_back(ov);
+  }
   k.call = "kiln_conv2d_f32(&$params, $in0, " + weights + ", " + bias_arg + ", $out0, " +
            (k.scratch.empty() ? "NULL" : "$scratch0") + ")";
   return k;
@@ -81,8 +172,12 @@ KernelCall lower_conv(const Node& n) {
 
 }  // namespace
 
+KernelCall lower_conv(const Node& n) { return lower_conv_impl(n, false); }
+KernelCall lower_conv_add(const Node& n) { return lower_conv_impl(n, true); }
+
 void register_conv_lowerings() {
   register_lowering("Conv", lower_conv);
+  register_lowering("KilnConvAdd", lower_conv_add);
   register_conv_transpose_lowerings();
   register_quantized_conv_lowerings();
 }

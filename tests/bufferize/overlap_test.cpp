@@ -1,0 +1,173 @@
+// Partial reuse (bufferize/overlap.h), the residual fusion and the scheduler's
+// graph bridge on hand-built graphs: outputs placed across a dying input only at
+// offsets the kernel allows, the buffer grown only when that saves bytes, the
+// independent check catching a placement the kernel does not allow.
+#include <gtest/gtest.h>
+
+#include "../support/graph_builder.h"
+#include "bufferize/bufferize.h"
+#include "bufferize/overlap.h"
+#include "schedule/graph_schedule.h"
+#include "schedule/overlap_choice.h"
+#include "schedule/residual_fusion.h"
+
+namespace kiln {
+namespace {
+
+using G = test_support::GraphBuilder;
+
+TEST(BufferizeOverlap, ChoosesInsideTheBufferWhenItFits) {
+  // Output of 64 B over an input of 256 B at offset 0: m = 0, no growth.
+  OverlapChoice c = choose_overlap(256, 0, 64, 16, -100, 0, 16, true);
+  ASSERT_TRUE(c.ok);
+  EXPECT_EQ(c.out_offset, 0u);
+  EXPECT_EQ(c.shift, 0u);
+  EXPECT_EQ(c.new_size, 256u);
+}
+
+TEST(BufferizeOverlap, GrowsByWholeGranulesAndOnlyWhenItSaves) {
+  // 1x1 convolution 2 -> 4 channels of 64-byte planes: input 128 B, output 256 B,
+  // allowed at m * 64 for m in [-4, 2]. Best: one 256-byte buffer, input in it.
+  OverlapChoice c = choose_overlap(128, 0, 256, 64, -4, 2, 16, true);
+  ASSERT_TRUE(c.ok);
+  EXPECT_EQ(c.new_size, 256u);
+  EXPECT_EQ(c.out_offset, 0u);
+  EXPECT_EQ(c.shift, 0u);
+  // Without growth it cannot overlap.
+  EXPECT_FALSE(choose_overlap(128, 0, 256, 64, -4, 2, 16, false).ok);
+  // Only "below the input" allowed: the buffer grows downwards (everything moves up).
+  c = choose_overlap(128, 0, 256, 64, -4, -2, 16, true);
+  ASSERT_TRUE(c.ok);
+  EXPECT_EQ(c.new_size, 256u);
+  EXPECT_EQ(c.shift, 128u);
+  EXPECT_EQ(c.out_offset, 0u);
+  // Allowed only where the two do not share a byte: no saving, no overlap.
+  EXPECT_FALSE(choose_overlap(128, 0, 256, 64, -8, -4, 16, true).ok);
+  // An offset off the buffer alignment is never chosen.
+  c = choose_overlap(128, 0, 64, 24, -8, 0, 16, true);
+  ASSERT_TRUE(c.ok);
+  EXPECT_EQ(c.out_offset % 16, 0u);
+}
+
+// x -> Conv depthwise 3x3 -> Relu -> Conv 1x1 (4 -> 8) -> y
+struct Chain {
+  G b;
+  Value *x, *d, *r, *y;
+  Chain() {
+    x = b.input("x", {1, 4, 8, 8});
+    Value* wd = b.cst("wd", {4, 1, 3, 3});
+    Value* wp = b.cst("wp", {8, 4, 1, 1});
+    Value* x1 = b.val("x1", {1, 4, 8, 8});
+    d = b.val("d", {1, 4, 8, 8});
+    r = b.val("r", {1, 4, 8, 8});
+    y = b.val("y", {1, 8, 8, 8});
+    Value* z = b.val("z", {1, 8, 8, 8});
+    b.op("Relu", "pre", {x}, {x1});
+    Node* dw = b.op("Conv", "dw", {x1, wd}, {d});
+    dw->attrs["group"] = int64_t(4);
+    dw->attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
+    dw->attrs["kernel_shape"] = std::vector<int64_t>{3, 3};
+    b.op("Relu", "relu", {d}, {r});
+    b.op("Conv", "pw", {r, wp}, {y});
+    b.op("Relu", "post", {y}, {z});
+    b.output(z);
+  }
+};
+
+TEST(BufferizeOverlap, DepthwiseAndPointwiseShareOneBuffer) {
+  Chain c;
+  BufferizedProgram p = bufferize(c.b.g);
+  EXPECT_EQ(check_overlaps(p), "");
+  ASSERT_EQ(p.overlaps.size(), 2u) << "depthwise over its input, 1x1 over the depthwise result";
+  // All activations in one buffer of the larger (output) size: 8 channels x 64 floats.
+  uint64_t activation_bytes = 0;
+  for (const Buffer& b : p.buffers)
+    if (b.kind == BufferKind::Activation) activation_bytes += b.size_bytes;
+  EXPECT_EQ(activation_bytes, 8u * 64 * 4);
+  // Off: separate buffers again.
+  BufferizeOptions off;
+  off.overlap = false;
+  BufferizedProgram q = bufferize(c.b.g, off);
+  EXPECT_TRUE(q.overlaps.empty());
+  EXPECT_GT(live_peak(q), live_peak(p));
+}
+
+TEST(BufferizeOverlap, CheckRejectsAnOverlapTheKernelDoesNotAllow) {
+  Chain c;
+  BufferizedProgram p = bufferize(c.b.g);
+  ASSERT_EQ(check_overlaps(p), "");
+  // Move the 1x1 convolution's output a quarter plane (64 B) off: not a whole plane.
+  for (ScheduledOp& op : p.ops)
+    if (op.node && op.node->name == "pw") {
+      ASSERT_EQ(op.outputs[0].buffer, op.inputs[0].buffer);
+      op.outputs[0].offset += 64;
+    }
+  EXPECT_NE(check_overlaps(p).find("Conv 'pw'"), std::string::npos);
+}
+
+TEST(BufferizeOverlap, NoOverlapWhileTheInputIsStillNeeded) {
+  Chain c;
+  // A second reader of r after the 1x1 convolution keeps r alive.
+  Value* extra = c.b.val("extra", {1, 4, 8, 8});
+  c.b.op("Relu", "later", {c.r}, {extra});
+  c.b.output(extra);
+  BufferizedProgram p = bufferize(c.b.g);
+  EXPECT_EQ(check_overlaps(p), "");
+  for (size_t i = 0; i < p.overlaps.size(); ++i) EXPECT_NE(p.overlap_nodes[i]->name, "pw");
+}
+
+TEST(BufferizeOverlap, ResidualAddFusesIntoTheConvolution) {
+  G b;
+  Value* x = b.input("x", {1, 4, 8, 8});
+  Value* w = b.cst("w", {4, 4, 3, 3});
+  Value* h = b.val("h", {1, 4, 8, 8});
+  Value* c = b.val("c", {1, 4, 8, 8});
+  Value* s = b.val("s", {1, 4, 8, 8});
+  Value* y = b.val("y", {1, 4, 8, 8});
+  b.op("Relu", "r0", {x}, {h});
+  Node* conv = b.op("Conv", "conv", {h, w}, {c});
+  conv->attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
+  b.op("Add", "add", {h, c}, {s});
+  b.op("Relu", "r1", {s}, {y});
+  b.output(y);
+  EXPECT_EQ(fuse_residual_adds(b.g), 1u);
+  ASSERT_EQ(b.g.nodes.size(), 3u);
+  const Node* f = std::next(b.g.nodes.begin())->get();
+  EXPECT_EQ(f->op_type, "KilnConvAdd");
+  EXPECT_EQ(f->outputs[0], s);
+  EXPECT_EQ(f->input(3), h);
+  // The fused op writes over the residual (its last user): one activation buffer.
+  BufferizedProgram p = bufferize(b.g);
+  EXPECT_EQ(check_overlaps(p), "");
+  int activations = 0;
+  for (const Buffer& buf : p.buffers) activations += buf.kind == BufferKind::Activation;
+  EXPECT_EQ(activations, 1);
+}
+
+TEST(BufferizeOverlap, ChoosingDropsAnOverlapThatKeepsABigBufferAlive) {
+  // x -> 1x1 (4 -> 32 channels, input dies: overlap grows x's buffer) -> 1x1 (32 -> 1)
+  // placed inside the big buffer; that small result then lives on beside another big
+  // tensor: keeping it in the big buffer costs more than it saves.
+  G b;
+  Value* x = b.input("x", {1, 4, 8, 8});
+  Value* x0 = b.val("x0", {1, 4, 8, 8});
+  Value* e = b.val("e", {1, 32, 8, 8});
+  Value* p1 = b.val("p1", {1, 1, 8, 8});
+  Value* e2 = b.val("e2", {1, 32, 8, 8});
+  Value* p2 = b.val("p2", {1, 1, 8, 8});
+  Value* y = b.val("y", {1, 1, 8, 8});
+  b.op("Relu", "r", {x}, {x0});
+  b.op("Conv", "expand", {x0, b.cst("w1", {32, 4, 1, 1})}, {e});
+  b.op("Conv", "project", {e, b.cst("w2", {1, 32, 1, 1})}, {p1});
+  b.op("Conv", "expand2", {p1, b.cst("w3", {32, 1, 1, 1})}, {e2});
+  b.op("Conv", "project2", {e2, b.cst("w4", {1, 32, 1, 1})}, {p2});
+  b.op("Add", "add", {p1, p2}, {y});
+  b.output(y);
+  BufferizedProgram all = bufferize(b.g);
+  BufferizedProgram chosen = bufferize_choosing_overlaps(b.g, {});
+  EXPECT_EQ(check_overlaps(chosen), "");
+  EXPECT_LT(live_peak(chosen), live_peak(all));
+}
+
+}  // namespace
+}  // namespace kiln
