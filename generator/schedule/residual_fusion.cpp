@@ -21,6 +21,18 @@ bool fusable_conv(const Node& c) {
   return y->users.size() == 1 && !y->is_graph_output;
 }
 
+// The value `v` is a view of (Reshape, Flatten, ...: same bytes).
+const Value* view_root(const Value* v) {
+  static const char* views[] = {"Reshape", "Flatten", "Identity", "Squeeze", "Unsqueeze"};
+  while (v && v->producer && v->producer->domain.empty()) {
+    bool is_view = false;
+    for (const char* t : views) is_view = is_view || v->producer->op_type == t;
+    if (!is_view) break;
+    v = v->producer->input(0);
+  }
+  return v;
+}
+
 }  // namespace
 
 size_t fuse_residual_adds(Graph& g) {
@@ -37,7 +49,8 @@ size_t fuse_residual_adds(Graph& g) {
     Value* r = nullptr;
     for (auto [c, other] : {std::pair{a, b}, std::pair{b, a}})
       if (!conv && c->producer && fusable_conv(*c->producer) && other->dtype == DType::Float32) conv = c->producer, r = other;
-    if (!conv) continue;
+    // The kernel writes over r: r may not be the convolution's own input.
+    if (!conv || view_root(r) == view_root(conv->input(0))) continue;
     // The fused op takes the Add's place in the schedule (r and the conv's inputs
     // are all computed before the Add).
     auto pos = std::find_if(g.nodes.begin(), g.nodes.end(), [&](const auto& p) { return p.get() == add; });

@@ -54,14 +54,14 @@ struct Chain {
   G b;
   Value *x, *d, *r, *y;
   Chain() {
-    x = b.input("x", {1, 4, 8, 8});
+    x = b.input("x", {1, 4, 32, 32});
     Value* wd = b.cst("wd", {4, 1, 3, 3});
     Value* wp = b.cst("wp", {8, 4, 1, 1});
-    Value* x1 = b.val("x1", {1, 4, 8, 8});
-    d = b.val("d", {1, 4, 8, 8});
-    r = b.val("r", {1, 4, 8, 8});
-    y = b.val("y", {1, 8, 8, 8});
-    Value* z = b.val("z", {1, 8, 8, 8});
+    Value* x1 = b.val("x1", {1, 4, 32, 32});
+    d = b.val("d", {1, 4, 32, 32});
+    r = b.val("r", {1, 4, 32, 32});
+    y = b.val("y", {1, 8, 32, 32});
+    Value* z = b.val("z", {1, 8, 32, 32});
     b.op("Relu", "pre", {x}, {x1});
     Node* dw = b.op("Conv", "dw", {x1, wd}, {d});
     dw->attrs["group"] = int64_t(4);
@@ -79,11 +79,11 @@ TEST(BufferizeOverlap, DepthwiseAndPointwiseShareOneBuffer) {
   BufferizedProgram p = bufferize(c.b.g);
   EXPECT_EQ(check_overlaps(p), "");
   ASSERT_EQ(p.overlaps.size(), 2u) << "depthwise over its input, 1x1 over the depthwise result";
-  // All activations in one buffer of the larger (output) size: 8 channels x 64 floats.
+  // All activations in one buffer of the larger (output) size: 8 planes of 32x32 floats.
   uint64_t activation_bytes = 0;
   for (const Buffer& b : p.buffers)
     if (b.kind == BufferKind::Activation) activation_bytes += b.size_bytes;
-  EXPECT_EQ(activation_bytes, 8u * 64 * 4);
+  EXPECT_EQ(activation_bytes, 8u * 1024 * 4);
   // Off: separate buffers again.
   BufferizeOptions off;
   off.overlap = false;
@@ -96,11 +96,11 @@ TEST(BufferizeOverlap, CheckRejectsAnOverlapTheKernelDoesNotAllow) {
   Chain c;
   BufferizedProgram p = bufferize(c.b.g);
   ASSERT_EQ(check_overlaps(p), "");
-  // Move the 1x1 convolution's output a quarter plane (64 B) off: not a whole plane.
+  // Move the 1x1 convolution's output a quarter plane (1024 B) off: not a whole plane.
   for (ScheduledOp& op : p.ops)
     if (op.node && op.node->name == "pw") {
       ASSERT_EQ(op.outputs[0].buffer, op.inputs[0].buffer);
-      op.outputs[0].offset += 64;
+      op.outputs[0].offset += 1024;
     }
   EXPECT_NE(check_overlaps(p).find("Conv 'pw'"), std::string::npos);
 }
@@ -108,7 +108,7 @@ TEST(BufferizeOverlap, CheckRejectsAnOverlapTheKernelDoesNotAllow) {
 TEST(BufferizeOverlap, NoOverlapWhileTheInputIsStillNeeded) {
   Chain c;
   // A second reader of r after the 1x1 convolution keeps r alive.
-  Value* extra = c.b.val("extra", {1, 4, 8, 8});
+  Value* extra = c.b.val("extra", {1, 4, 32, 32});
   c.b.op("Relu", "later", {c.r}, {extra});
   c.b.output(extra);
   BufferizedProgram p = bufferize(c.b.g);
@@ -121,27 +121,45 @@ TEST(BufferizeOverlap, ResidualAddFusesIntoTheConvolution) {
   Value* x = b.input("x", {1, 4, 8, 8});
   Value* w = b.cst("w", {4, 4, 3, 3});
   Value* h = b.val("h", {1, 4, 8, 8});
+  Value* m = b.val("m", {1, 4, 8, 8});
   Value* c = b.val("c", {1, 4, 8, 8});
   Value* s = b.val("s", {1, 4, 8, 8});
   Value* y = b.val("y", {1, 4, 8, 8});
   b.op("Relu", "r0", {x}, {h});
-  Node* conv = b.op("Conv", "conv", {h, w}, {c});
+  b.op("Relu", "mid", {h}, {m});  // h is still needed by the Add: m gets a buffer of its own
+  Node* conv = b.op("Conv", "conv", {m, w}, {c});
   conv->attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
   b.op("Add", "add", {h, c}, {s});
   b.op("Relu", "r1", {s}, {y});
   b.output(y);
   EXPECT_EQ(fuse_residual_adds(b.g), 1u);
-  ASSERT_EQ(b.g.nodes.size(), 3u);
-  const Node* f = std::next(b.g.nodes.begin())->get();
+  ASSERT_EQ(b.g.nodes.size(), 4u);
+  const Node* f = std::next(b.g.nodes.begin(), 2)->get();
   EXPECT_EQ(f->op_type, "KilnConvAdd");
   EXPECT_EQ(f->outputs[0], s);
   EXPECT_EQ(f->input(3), h);
-  // The fused op writes over the residual (its last user): one activation buffer.
+  // The fused op writes over the residual (its last user): two activation buffers
+  // (h, then s over it; m), not three.
   BufferizedProgram p = bufferize(b.g);
   EXPECT_EQ(check_overlaps(p), "");
   int activations = 0;
   for (const Buffer& buf : p.buffers) activations += buf.kind == BufferKind::Activation;
-  EXPECT_EQ(activations, 1);
+  EXPECT_EQ(activations, 2);
+}
+
+TEST(BufferizeOverlap, ResidualThatIsTheConvolutionsInputIsNotFused) {
+  // y = x + Conv(x): the fused kernel would overwrite its own input.
+  G b;
+  Value* x = b.input("x", {1, 4, 8, 8});
+  Value* h = b.val("h", {1, 4, 8, 8});
+  Value* c = b.val("c", {1, 4, 8, 8});
+  Value* y = b.val("y", {1, 4, 8, 8});
+  b.op("Relu", "r0", {x}, {h});
+  Node* conv = b.op("Conv", "conv", {h, b.cst("w", {4, 4, 3, 3})}, {c});
+  conv->attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
+  b.op("Add", "add", {h, c}, {y});
+  b.output(y);
+  EXPECT_EQ(fuse_residual_adds(b.g), 0u);
 }
 
 TEST(BufferizeOverlap, ChoosingDropsAnOverlapThatKeepsABigBufferAlive) {
