@@ -124,6 +124,8 @@ LoweringTarget lowering_target_for_mcpu(const std::string& mcpu) {
   LoweringTarget t;
   const std::string cpu = mcpu.substr(0, mcpu.find('+'));
   t.mve = (cpu == "cortex-m55" || cpu == "cortex-m85") && mcpu.find("+nomve") == std::string::npos;
+  t.dsp = !t.mve && (cpu == "cortex-m4" || cpu == "cortex-m7" || cpu == "cortex-m33" || cpu == "cortex-m35p") &&
+          mcpu.find("+nodsp") == std::string::npos;
   return t;
 }
 

@@ -84,12 +84,15 @@ std::vector<std::string> supported_ops();
 // What the lowerings may know of the target CPU to choose a kernel's form (for
 // one compilation, from CompileOptions::mcpu). `mve`: the CPU has the M-profile
 // Vector Extension (Helium; Cortex-M55, Cortex-M85), whose int8 dot product
-// wants int8 weights (docs/quantization.md).
+// wants int8 weights (docs/quantization.md). `dsp`: the Arm DSP extension without
+// MVE (Cortex-M4, M7, M33, M35P), whose int8 GEMM reads the packed form
+// (kiln_conv2d_s8_pk, crt/include/kiln/nn_s8.h).
 struct LoweringTarget {
   bool mve = false;
+  bool dsp = false;
 };
 // The target features of an -mcpu value ("cortex-m55", "cortex-m85+nofp", ...;
-// "+nomve" turns MVE off; empty or unknown: none).
+// "+nomve" turns MVE off, "+nodsp" the DSP extension; empty or unknown: none).
 LoweringTarget lowering_target_for_mcpu(const std::string& mcpu);
 // The target of the compilation running on this thread (none outside a scope).
 const LoweringTarget& lowering_target();

@@ -159,6 +159,28 @@ kiln_status_t kiln_fully_connected_s8_w8(const kiln_fully_connected_s8_params_t*
                                          const int8_t* w, const int32_t* kernel_bias, const kiln_s8_requant_t* rq,
                                          int8_t* y, int8_t* scratch);
 
+/*
+ * The packed form of Conv2D (groups 1) and FullyConnected for the DSP path (the
+ * compiler emits it for Cortex-M4 / M7 / M33 when every output channel has the
+ * short requantization of kiln_s8_requant_t (exponent in [1, 22] and |bias| +
+ * taps * 255 * 128 < 2^30), the bias is constant and the clamp is the whole int8
+ * range): the same parameters and results as kiln_conv2d_s8 /
+ * kiln_fully_connected_s8, every constant of a block of four output channels in
+ * one stream that the kernel reads front to back:
+ *   int32 2 * bias[c]                                   (4 values)
+ *   int16 2 * w, the block layout of the int16 form      (4 * KILN_S8_ROW_LEN(taps) values)
+ *   int32 multiplier, round_offset, exponent of each channel (kiln_s8_requant_t; 12 values)
+ * the last block padded with zero channels. Doubling the weights and the bias
+ * gives the kernel 2 * acc, the operand of the rounding high multiply. Scratch
+ * and the stream 4-byte aligned; scratch holds KILN_S8_ROW_LEN(taps) int16.
+ * act_min / act_max must be -128 / 127.
+ */
+kiln_status_t kiln_conv2d_s8_pk(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed, int8_t* y,
+                                int16_t* scratch);
+
+kiln_status_t kiln_fully_connected_s8_pk(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
+                                         const int32_t* packed, int8_t* y, int16_t* scratch);
+
 #ifdef __cplusplus
 }
 #endif

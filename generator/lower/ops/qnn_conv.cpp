@@ -110,6 +110,18 @@ KernelCall lower_qconv2d(const Node& n) {
       return k;
     }
   }
+  if (lowering_target().dsp && groups == 1) {
+    // Bias, doubled weights and requantization in one stream per block of four
+    // channels (SMLAD, SMMLAR).
+    if (std::optional<ConstantPtr> packed = s8_packed_blocks(n, 2, w8, g.out_c, taps, q)) {
+      k.constants.push_back(*packed);
+      k.unread_inputs.push_back(1);
+      if (n.input(2)) k.unread_inputs.push_back(2);
+      k.scratch.push_back({"im2col", uint64_t(s8_row_len(taps) * 2), 8});
+      k.call = "kiln_conv2d_s8_pk(&$params, $in0, $const0, $out0, (int16_t*)$scratch0)";
+      return k;
+    }
+  }
   k.constants.push_back(s8_weight_blocks(w8, groups, g.out_c / groups, taps));
   k.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
   k.unread_inputs.push_back(1);
