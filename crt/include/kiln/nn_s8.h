@@ -181,6 +181,19 @@ kiln_status_t kiln_conv2d_s8_pk(const kiln_conv2d_s8_params_t* p, const int8_t* 
 kiln_status_t kiln_fully_connected_s8_pk(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
                                          const int32_t* packed, int8_t* y, int16_t* scratch);
 
+/*
+ * The packed form of depthwise Conv2D (depth multiplier 1, channels a multiple of
+ * 4; the compiler emits it for the same targets and conditions as the packed
+ * Conv2D, for 3x3 kernels): per block of four channels
+ *   int32 2 * bias[c]                                       (4 values)
+ *   int16 2 * w, per tap the block's four channels            (4 * kernel_h * kernel_w values)
+ *   int32 multiplier, round_offset, exponent of each channel  (12 values)
+ * scratch: kernel_h * kernel_w * in_c bytes (a border pixel's window). Same
+ * results as kiln_depthwise_conv2d_s8.
+ */
+kiln_status_t kiln_depthwise_conv2d_s8_pk(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x,
+                                          const int32_t* packed, int8_t* y, int8_t* scratch);
+
 #ifdef __cplusplus
 }
 #endif

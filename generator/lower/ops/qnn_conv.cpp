@@ -150,7 +150,24 @@ KernelCall lower_qdepthwise_conv2d(const Node& n) {
   k.params_type = "kiln_depthwise_conv2d_s8_params_t";
   k.params_init = append_fields(geometry_fields(g),
                                 ".depth_multiplier = " + std::to_string(mult) + ", " + s8_quant_fields(q));
-  k.constants.push_back(s8_depthwise_weights(s8_weights(n, 1), g.kernel_h * g.kernel_w, g.out_c));
+  const std::vector<int64_t> w8 = s8_weights(n, 1);
+  const int64_t taps = g.kernel_h * g.kernel_w;
+  if (lowering_target().dsp && mult == 1 && g.kernel_h == 3 && g.kernel_w == 3 && g.out_c % 4 == 0) {
+    // Bias, doubled weights and requantization in one stream per block of four
+    // channels; border windows are copied into scratch with the zero point around.
+    std::vector<int64_t> rows(w8.size());
+    for (int64_t t = 0; t < taps; ++t)
+      for (int64_t c = 0; c < g.out_c; ++c) rows[size_t(c * taps + t)] = w8[size_t(t * g.out_c + c)];
+    if (std::optional<ConstantPtr> packed = s8_packed_blocks(n, 2, rows, g.out_c, taps, q, true)) {
+      k.constants.push_back(*packed);
+      k.unread_inputs.push_back(1);
+      if (n.input(2)) k.unread_inputs.push_back(2);
+      k.scratch.push_back({"window", uint64_t(taps * g.in_c), 8});
+      k.call = "kiln_depthwise_conv2d_s8_pk(&$params, $in0, $const0, $out0, (int8_t*)$scratch0)";
+      return k;
+    }
+  }
+  k.constants.push_back(s8_depthwise_weights(w8, taps, g.out_c));
   k.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
   k.unread_inputs.push_back(1);
   k.call = std::string("kiln_depthwise_conv2d_s8(&$params, $in0, $const0, ") + (n.input(2) ? "$in2" : "NULL") +

@@ -178,7 +178,7 @@ std::optional<int64_t> s8_constant_output(const std::vector<int64_t>& w, int64_t
 }
 
 std::optional<ConstantPtr> s8_packed_blocks(const Node& n, size_t bias_input, const std::vector<int64_t>& w,
-                                            int64_t rows, int64_t taps, const S8Quant& q) {
+                                            int64_t rows, int64_t taps, const S8Quant& q, bool depthwise) {
   if (q.act_min != -128 || q.act_max != 127) return std::nullopt;
   std::vector<int64_t> bias(size_t(rows), 0);
   if (const Value* b = n.input(bias_input)) {
@@ -211,22 +211,25 @@ std::optional<ConstantPtr> s8_packed_blocks(const Node& n, size_t bias_input, co
     }
     return std::nullopt;
   }
-  const int64_t row_len = s8_row_len(taps), blocks = (rows + 3) / 4;
-  const int64_t block_words = 4 + 2 * row_len + 12;
+  // Weight words of a block: four rows of row_len int16, or (depthwise) four
+  // channels per tap.
+  const int64_t blocks = (rows + 3) / 4, weight_words = depthwise ? 2 * taps : 2 * s8_row_len(taps);
+  const int64_t block_words = 4 + weight_words + 12;
   std::vector<uint32_t> words(size_t(blocks * block_words), 0);
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t base = (r / 4) * block_words, lane = r % 4;
     const bool zero = constant[size_t(r)];
     words[size_t(base + lane)] = zero ? 0u : uint32_t(int32_t(2 * bias[size_t(r)]));
     for (int64_t k = 0; k < taps && !zero; ++k) {
-      // int16 index in the block's weights: per tap pair the four rows' pairs.
-      const int64_t idx = (k / 2) * 8 + lane * 2 + (k % 2);
+      // int16 index in the block's weights: per tap pair the four rows' pairs
+      // (depthwise: per tap the four channels).
+      const int64_t idx = depthwise ? k * 4 + lane : (k / 2) * 8 + lane * 2 + (k % 2);
       const uint32_t v = uint16_t(int16_t(2 * w[size_t(r * taps + k)]));
       uint32_t& word = words[size_t(base + 4 + idx / 2)];
       word |= (idx % 2) ? v << 16 : v;
     }
     const Rq& x = rq[size_t(r)];
-    const int64_t at = base + 4 + 2 * row_len + lane * 3;
+    const int64_t at = base + 4 + weight_words + lane * 3;
     words[size_t(at)] = uint32_t(x.m);
     words[size_t(at + 1)] = uint32_t(x.round_offset);
     words[size_t(at + 2)] = uint32_t(x.e);

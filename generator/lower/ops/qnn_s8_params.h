@@ -70,8 +70,10 @@ std::optional<int64_t> s8_constant_output(const std::vector<int64_t>& w, int64_t
 // row has the short requantization (exponent in [1, 22], |bias| + taps * 255 * 128
 // < 2^30) or a constant output (s8_constant_output: stored as weights 0,
 // multiplier 0, round_offset 2 * y, exponent 1); the caller then keeps the int16 form.
+// `depthwise`: the form of kiln_depthwise_conv2d_s8_pk, w given as rows of taps
+// per channel; a block's weights are per tap its four channels' values.
 std::optional<ConstantPtr> s8_packed_blocks(const Node& n, size_t bias_input, const std::vector<int64_t>& w,
-                                            int64_t rows, int64_t taps, const S8Quant& q);
+                                            int64_t rows, int64_t taps, const S8Quant& q, bool depthwise = false);
 // Throws when the int32 accumulator could overflow: |x - zp| <= 255, |w| <= 128.
 void check_s8_accumulator(const Node& n, int64_t taps);
 

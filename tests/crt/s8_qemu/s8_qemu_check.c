@@ -37,6 +37,8 @@ kiln_status_t portable_conv2d_s8_pk(const kiln_conv2d_s8_params_t* p, const int8
                                     int8_t* y, int16_t* scratch);
 kiln_status_t portable_fully_connected_s8_pk(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
                                              const int32_t* packed, int8_t* y, int16_t* scratch);
+kiln_status_t portable_depthwise_conv2d_s8_pk(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x,
+                                             const int32_t* packed, int8_t* y, int8_t* scratch);
 kiln_status_t portable_avgpool2d_s8(const kiln_pool2d_s8_params_t* p, const int8_t* x, int8_t* y);
 kiln_status_t portable_maxpool2d_s8(const kiln_pool2d_s8_params_t* p, const int8_t* x, int8_t* y);
 kiln_status_t portable_add_s8(const kiln_add_s8_params_t* p, const int8_t* a, const int8_t* b, int8_t* y);
@@ -44,7 +46,7 @@ kiln_status_t portable_mul_s8(const kiln_mul_s8_params_t* p, const int8_t* a, co
 kiln_status_t portable_lookup_s8(const kiln_lookup_s8_params_t* p, const int8_t* x, const int8_t* table, int8_t* y);
 kiln_status_t portable_softmax_s8(const kiln_softmax_s8_params_t* p, const int8_t* x, int8_t* y);
 
-static int failures = 0, checks = 0, pk_checks = 0;
+static int failures = 0, checks = 0, pk_checks = 0, pk_dw_checks = 0;
 
 static void put(const char* s) { kiln_board_write(s, (uint32_t)strlen(s)); }
 static void put_i(int64_t v) {
@@ -291,8 +293,8 @@ static void compare(const char* what, int32_t n) {
  * channels do not all have the short requantization or the clamp is not
  * [-128, 127] (the compiler then keeps the int16 form). */
 static int32_t pk_buf[MAX_W / 2 + 4 * MAX_C + 64] __attribute__((aligned(8)));
-static int pack(int32_t rows, int32_t taps, int32_t lo, int32_t hi) {
-  const int32_t row_len = (int32_t)KILN_S8_ROW_LEN((uint32_t)taps), blocks = (rows + 3) / 4;
+static int pack_form(int32_t rows, int32_t taps, int32_t lo, int32_t hi, int depthwise) {
+  const int32_t row_len = depthwise ? taps : (int32_t)KILN_S8_ROW_LEN((uint32_t)taps), blocks = (rows + 3) / 4;
   const int32_t words = 4 + 2 * row_len + 12;
   const int64_t bound = (int64_t)taps * 255 * 128;
   int32_t b, r, j;
@@ -315,6 +317,7 @@ static int pack(int32_t rows, int32_t taps, int32_t lo, int32_t hi) {
   }
   return 1;
 }
+static int pack(int32_t rows, int32_t taps, int32_t lo, int32_t hi) { return pack_form(rows, taps, lo, hi, 0); }
 
 static void conv_case(void) {
   kiln_conv2d_s8_params_t p;
@@ -388,7 +391,7 @@ static void depthwise_case(void) {
   kiln_depthwise_conv2d_s8_params_t p;
   memset(&p, 0, sizeof p);
   p.batch = 1;
-  p.in_c = rnd(1, 20);
+  p.in_c = rnd(0, 1) ? 4 * rnd(1, 5) : rnd(1, 20);
   p.depth_multiplier = rnd(0, 3) == 0 ? rnd(2, 3) : 1;
   p.out_c = p.in_c * p.depth_multiplier;
   p.kernel_h = rnd(0, 1) ? 3 : rnd(1, 4), p.kernel_w = rnd(0, 1) ? 3 : rnd(1, 4);
@@ -410,6 +413,19 @@ static void depthwise_case(void) {
     return;
   }
   compare("depthwise", p.out_h * p.out_w * p.out_c);
+  /* The packed form (depth multiplier 1, channels in fours) against the portable int16 form. */
+  if (p.depth_multiplier == 1 && p.in_c % 4 == 0 && p.kernel_h * p.kernel_w * p.in_c <= 4096 &&
+      pack_form(p.out_c, p.kernel_h * p.kernel_w, p.act_min, p.act_max, 1)) {
+    if (kiln_depthwise_conv2d_s8_pk(&p, x_buf, pk_buf, y_got, (int8_t*)scratch) != KILN_OK) {
+      put("FAIL depthwise pk status\n");
+      ++failures;
+      return;
+    }
+    compare("depthwise pk", p.out_h * p.out_w * p.out_c);
+    if (portable_depthwise_conv2d_s8_pk(&p, x_buf, pk_buf, y_got, (int8_t*)scratch) != KILN_OK) ++failures;
+    compare("depthwise pk portable", p.out_h * p.out_w * p.out_c);
+    ++pk_dw_checks;
+  }
 }
 
 static void fully_connected_case(void) {
@@ -571,6 +587,9 @@ int main(void) {
   put_i(pk_checks);
   put(" of them also in the packed form (kiln_*_s8_pk)\n");
   if (pk_checks < 40) ++failures;
+  put_i(pk_dw_checks);
+  put(" depthwise calls in the packed form\n");
+  if (pk_dw_checks < 20) ++failures;
   pools();
   muls();
   adds();
