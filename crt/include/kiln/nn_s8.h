@@ -172,11 +172,30 @@ kiln_status_t kiln_fully_connected_s8_w8(const kiln_fully_connected_s8_params_t*
  *   int32 multiplier, round_offset, exponent of each channel (kiln_s8_requant_t; 12 values)
  * the last block padded with zero channels. Doubling the weights and the bias
  * gives the kernel 2 * acc, the operand of the rounding high multiply. Scratch
- * and the stream 4-byte aligned; scratch holds KILN_S8_ROW_LEN(taps) int16.
+ * and the stream 4-byte aligned; scratch holds KILN_S8_PK_COLS(row_len) columns
+ * of row_len = KILN_S8_ROW_LEN(taps) int16 (KILN_S8_PK_SCRATCH_BYTES; the kernel
+ * widens that many pixels or rows, then runs every block over them in one call).
  * act_min / act_max must be -128 / 127.
  */
+#define KILN_S8_PK_COLS(row_len) ((row_len) >= 1024u ? 1u : 1024u / (row_len) > 16u ? 16u : 1024u / (row_len))
+#define KILN_S8_PK_SCRATCH_BYTES(taps) \
+  (KILN_S8_PK_COLS(KILN_S8_ROW_LEN(taps)) * KILN_S8_ROW_LEN(taps) * 2u)
 kiln_status_t kiln_conv2d_s8_pk(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed, int8_t* y,
                                 int16_t* scratch);
+
+/*
+ * kiln_conv2d_s8_pk for a convolution of few input channels (a network's first
+ * layer; dilation 1, stride_w * kernel_h * in_c even): the taps of each packed row
+ * in (kx, ky, c) order instead of (ky, kx, c). Per output row the kernel widens
+ * the strip of input columns the windows reach, kernel_h rows of in_c values per
+ * column, once; a pixel's column is then a slice of the strip, read in place.
+ * scratch: KILN_S8_PK_STRIP_BYTES int16-aligned bytes (4-byte aligned).
+ */
+#define KILN_S8_PK_STRIP_BYTES(out_w, stride_w, kernel_w, kernel_h, in_c) \
+  ((((out_w) - 1u) * (stride_w) + (kernel_w)) * (kernel_h) * (in_c) * 2u + 8u)
+
+kiln_status_t kiln_conv2d_s8_pk_strip(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed,
+                                      int8_t* y, int16_t* scratch);
 
 kiln_status_t kiln_fully_connected_s8_pk(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
                                          const int32_t* packed, int8_t* y, int16_t* scratch);

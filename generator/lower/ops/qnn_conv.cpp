@@ -111,13 +111,34 @@ KernelCall lower_qconv2d(const Node& n) {
     }
   }
   if (lowering_target().dsp && groups == 1) {
+    // A first layer (few input channels): the taps in (kx, ky, c) order, so that a
+    // window is a slice of the strip the kernel widens once per output row.
+    const uint64_t strip_bytes = uint64_t(((g.out_w - 1) * g.strides[1] + g.kernel_w) * g.kernel_h * g.in_c * 2 + 8);
+    if (g.dilations[0] == 1 && g.dilations[1] == 1 && g.kernel_h * g.kernel_w > 1 && g.kernel_h * g.in_c <= 16 &&
+        (g.strides[1] * g.kernel_h * g.in_c) % 2 == 0 && strip_bytes <= 4096) {
+      std::vector<int64_t> wt(w8.size());
+      for (int64_t r = 0; r < g.out_c; ++r)
+        for (int64_t ky = 0; ky < g.kernel_h; ++ky)
+          for (int64_t kx = 0; kx < g.kernel_w; ++kx)
+            for (int64_t c = 0; c < g.in_c; ++c)
+              wt[size_t(r * taps + (kx * g.kernel_h + ky) * g.in_c + c)] =
+                  w8[size_t(r * taps + (ky * g.kernel_w + kx) * g.in_c + c)];
+      if (std::optional<ConstantPtr> packed = s8_packed_blocks(n, 2, wt, g.out_c, taps, q)) {
+        k.constants.push_back(*packed);
+        k.unread_inputs.push_back(1);
+        if (n.input(2)) k.unread_inputs.push_back(2);
+        k.scratch.push_back({"strip", strip_bytes, 8});
+        k.call = "kiln_conv2d_s8_pk_strip(&$params, $in0, $const0, $out0, (int16_t*)$scratch0)";
+        return k;
+      }
+    }
     // Bias, doubled weights and requantization in one stream per block of four
     // channels (SMLAD, SMMLAR).
     if (std::optional<ConstantPtr> packed = s8_packed_blocks(n, 2, w8, g.out_c, taps, q)) {
       k.constants.push_back(*packed);
       k.unread_inputs.push_back(1);
       if (n.input(2)) k.unread_inputs.push_back(2);
-      k.scratch.push_back({"im2col", uint64_t(s8_row_len(taps) * 2), 8});
+      k.scratch.push_back({"im2col", s8_packed_scratch_bytes(taps), 8});
       k.call = "kiln_conv2d_s8_pk(&$params, $in0, $const0, $out0, (int16_t*)$scratch0)";
       return k;
     }

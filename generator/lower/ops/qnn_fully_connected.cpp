@@ -54,7 +54,7 @@ KernelCall lower_qfully_connected(const Node& n) {
       kc.constants.push_back(*packed);
       kc.unread_inputs.push_back(1);
       if (n.input(2)) kc.unread_inputs.push_back(2);
-      kc.scratch.push_back({"widened_row", uint64_t(s8_row_len(k) * 2), 8});
+      kc.scratch.push_back({"widened_rows", s8_packed_scratch_bytes(k), 8});
       kc.call = "kiln_fully_connected_s8_pk(&$params, $in0, $const0, $out0, (int16_t*)$scratch0)";
       return kc;
     }

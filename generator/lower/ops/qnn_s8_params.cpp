@@ -240,6 +240,12 @@ std::optional<ConstantPtr> s8_packed_blocks(const Node& n, size_t bias_input, co
   return Constant::from_bytes(DType::Int32, {int64_t(words.size())}, std::move(bytes));
 }
 
+uint64_t s8_packed_scratch_bytes(int64_t taps) {
+  const int64_t row_len = s8_row_len(taps);
+  const int64_t cols = row_len >= 1024 ? 1 : std::min<int64_t>(16, 1024 / row_len);
+  return uint64_t(cols * row_len * 2);
+}
+
 void check_s8_accumulator(const Node& n, int64_t taps) {
   // |bias| < 2^31 is the front end's; the sum of products stays below 2^30.
   if (taps * 255 * 128 >= (int64_t(1) << 30))

@@ -39,6 +39,8 @@ kiln_status_t portable_fully_connected_s8_pk(const kiln_fully_connected_s8_param
                                              const int32_t* packed, int8_t* y, int16_t* scratch);
 kiln_status_t portable_depthwise_conv2d_s8_pk(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x,
                                              const int32_t* packed, int8_t* y, int8_t* scratch);
+kiln_status_t portable_conv2d_s8_pk_strip(const kiln_conv2d_s8_params_t* p, const int8_t* x,
+                                          const int32_t* packed, int8_t* y, int16_t* scratch);
 kiln_status_t portable_avgpool2d_s8(const kiln_pool2d_s8_params_t* p, const int8_t* x, int8_t* y);
 kiln_status_t portable_maxpool2d_s8(const kiln_pool2d_s8_params_t* p, const int8_t* x, int8_t* y);
 kiln_status_t portable_add_s8(const kiln_add_s8_params_t* p, const int8_t* a, const int8_t* b, int8_t* y);
@@ -46,7 +48,7 @@ kiln_status_t portable_mul_s8(const kiln_mul_s8_params_t* p, const int8_t* a, co
 kiln_status_t portable_lookup_s8(const kiln_lookup_s8_params_t* p, const int8_t* x, const int8_t* table, int8_t* y);
 kiln_status_t portable_softmax_s8(const kiln_softmax_s8_params_t* p, const int8_t* x, int8_t* y);
 
-static int failures = 0, checks = 0, pk_checks = 0, pk_dw_checks = 0;
+static int failures = 0, checks = 0, pk_checks = 0, pk_dw_checks = 0, pk_strip_checks = 0;
 
 static void put(const char* s) { kiln_board_write(s, (uint32_t)strlen(s)); }
 static void put_i(int64_t v) {
@@ -319,6 +321,29 @@ static int pack_form(int32_t rows, int32_t taps, int32_t lo, int32_t hi, int dep
 }
 static int pack(int32_t rows, int32_t taps, int32_t lo, int32_t hi) { return pack_form(rows, taps, lo, hi, 0); }
 
+/* pk_buf of a packed Conv2D with its taps reordered from (ky, kx, c) to (kx, ky, c)
+ * (kiln_conv2d_s8_pk_strip). */
+static void pack_strip(const kiln_conv2d_s8_params_t* p) {
+  static int16_t old[4 * 4096];
+  const int32_t taps = p->kernel_h * p->kernel_w * p->in_c, row_len = (int32_t)KILN_S8_ROW_LEN((uint32_t)taps);
+  const int32_t words = 4 + 2 * row_len + 12, blocks = (p->out_c + 3) / 4;
+  int32_t b, lane, kx, ky, c;
+  for (b = 0; b < blocks; ++b) {
+    int16_t* w = (int16_t*)(void*)(pk_buf + b * words + 4);
+    memcpy(old, w, (size_t)(4 * row_len) * 2);
+    /* The padding taps are 0, as the compiler writes them (a strip column's tail is data). */
+    for (lane = 0; lane < 4; ++lane)
+      for (c = taps; c < row_len; ++c) w[(c / 2) * 8 + lane * 2 + c % 2] = 0;
+    for (lane = 0; lane < 4; ++lane)
+      for (ky = 0; ky < p->kernel_h; ++ky)
+        for (kx = 0; kx < p->kernel_w; ++kx)
+          for (c = 0; c < p->in_c; ++c) {
+            const int32_t k = (ky * p->kernel_w + kx) * p->in_c + c, k2 = (kx * p->kernel_h + ky) * p->in_c + c;
+            w[(k2 / 2) * 8 + lane * 2 + k2 % 2] = old[(k / 2) * 8 + lane * 2 + k % 2];
+          }
+  }
+}
+
 static void conv_case(void) {
   kiln_conv2d_s8_params_t p;
   int32_t cin_g, taps, blocks;
@@ -372,6 +397,21 @@ static void conv_case(void) {
     if (portable_conv2d_s8_pk(&p, x_buf, pk_buf, y_got, scratch) != KILN_OK) ++failures;
     compare("conv pk portable", p.out_h * p.out_w * p.out_c);
     ++pk_checks;
+    if (p.dilation_h == 1 && p.dilation_w == 1 && (p.stride_w * p.kernel_h * p.in_c) % 2 == 0 &&
+        4 * ((int32_t)KILN_S8_ROW_LEN((uint32_t)taps)) <= 4 * 4096 &&
+        KILN_S8_PK_STRIP_BYTES((uint32_t)p.out_w, (uint32_t)p.stride_w, (uint32_t)p.kernel_w,
+                               (uint32_t)p.kernel_h, (uint32_t)p.in_c) <= sizeof scratch) {
+      pack_strip(&p);
+      if (kiln_conv2d_s8_pk_strip(&p, x_buf, pk_buf, y_got, scratch) != KILN_OK) {
+        put("FAIL conv pk strip status\n");
+        ++failures;
+        return;
+      }
+      compare("conv pk strip", p.out_h * p.out_w * p.out_c);
+      if (portable_conv2d_s8_pk_strip(&p, x_buf, pk_buf, y_got, scratch) != KILN_OK) ++failures;
+      compare("conv pk strip portable", p.out_h * p.out_w * p.out_c);
+      ++pk_strip_checks;
+    }
   }
   /* The int8-weight form on the same shape (the weight bytes as int8 rows). */
   if (p.groups * blocks * 4 * (int32_t)KILN_S8_ROW_LEN8((uint32_t)taps) > 2 * MAX_W ||
@@ -590,6 +630,9 @@ int main(void) {
   put_i(pk_dw_checks);
   put(" depthwise calls in the packed form\n");
   if (pk_dw_checks < 20) ++failures;
+  put_i(pk_strip_checks);
+  put(" convolutions in the strip form\n");
+  if (pk_strip_checks < 20) ++failures;
   pools();
   muls();
   adds();

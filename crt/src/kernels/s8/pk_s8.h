@@ -55,13 +55,16 @@ static inline void kiln_s8_pk_blocks_c(const int16_t* col, const int32_t* wp, in
 
 #if KILN_S8_DSP && defined(__GNUC__)
 /*
- * The DSP path of kiln_s8_pk_blocks_c, one asm function per form (corr 0 / 1):
- * r0 col, r1 stream, r2 y, r3 -> { 2 * row_len, n_blocks } (n_blocks >= 1).
- * Registers: r0-r3 accumulators, r4/r5 a column word pair, r6 column pointer,
- * r7 stream, r8-r11 weight words, r12 column end, lr outputs; on the stack the
- * column start, the output end and the entry of the dot-product loop (a
- * Duff's device: the loop does 16 taps per pass in four 44-byte steps, a row of
- * 4 * k taps enters at step (4 - k % 4) % 4).
+ * The DSP path of kiln_s8_pk_blocks_c over n_cols columns, one asm function per
+ * form (corr 0 / 1): r0 first column, r1 stream, r2 y, r3 -> { 2 * row_len,
+ * n_blocks, n_cols, column step in bytes } (n_blocks, n_cols >= 1; the outputs of
+ * the columns follow each other, 4 * n_blocks bytes apart). Registers: r0-r3
+ * accumulators, r4/r5 a column word pair, r6 column pointer, r7 stream, r8-r11
+ * weight words, r12 column end, lr outputs; on the stack the column, the output
+ * end of the column, the entry of the dot-product loop (a Duff's device: the loop
+ * does 16 taps per pass in four 44-byte steps, a row of 4 * k taps enters at step
+ * (4 - k % 4) % 4), the stream, the columns left, the column step, 2 * row_len
+ * and 4 * n_blocks.
  */
 #define KILN_PK_STEP                      \
   "ldrd r4, r5, [r6], #8\n\t"             \
@@ -93,11 +96,15 @@ static inline void kiln_s8_pk_blocks_c(const int16_t* col, const int32_t* wp, in
       KILN_PK_UNUSED const int32_t* ctl) {                                                                   \
     __asm__ volatile(                                                                                      \
         "push {r4-r11, lr}\n\t"                                                                            \
-        "sub sp, sp, #16\n\t"                                                                              \
-        "ldrd r4, r5, [r3]\n\t"                                                                            \
-        "add r12, r0, r4\n\t"                                                                              \
-        "add r5, r2, r5, lsl #2\n\t"                                                                       \
-        "strd r0, r5, [sp]\n\t"                                                                            \
+        "sub sp, sp, #32\n\t"                                                                              \
+        "ldm r3, {r4, r5, r6, r7}\n\t"                                                                      \
+        "str r0, [sp]\n\t"                                                                                 \
+        "str r1, [sp, #12]\n\t"                                                                            \
+        "str r6, [sp, #16]\n\t"                                                                            \
+        "str r7, [sp, #20]\n\t"                                                                            \
+        "str r4, [sp, #24]\n\t"                                                                            \
+        "lsls r5, r5, #2\n\t"                                                                              \
+        "str r5, [sp, #28]\n\t"                                                                            \
         "lsrs r4, r4, #3\n\t"                                                                              \
         "negs r4, r4\n\t"                                                                                  \
         "and r4, r4, #3\n\t"                                                                               \
@@ -107,13 +114,20 @@ static inline void kiln_s8_pk_blocks_c(const int16_t* col, const int32_t* wp, in
         "add r4, r4, r5\n\t"                                                                               \
         "orr r4, r4, #1\n\t"                                                                               \
         "str r4, [sp, #8]\n\t"                                                                             \
-        "mov r7, r1\n\t"                                                                                   \
-        "mov lr, r2\n"                                                                                     \
+        "mov lr, r2\n"                                                                                      \
+        "3:\n\t"                                                                                           \
+        "ldr r4, [sp]\n\t"                                                                                 \
+        "ldr r5, [sp, #24]\n\t"                                                                            \
+        "add r12, r4, r5\n\t"                                                                              \
+        "ldr r5, [sp, #28]\n\t"                                                                            \
+        "add r5, lr, r5\n\t"                                                                               \
+        "str r5, [sp, #4]\n\t"                                                                             \
+        "ldr r7, [sp, #12]\n"                                                                               \
         "1:\n\t"                                                                                           \
         "ldmia r7!, {r0, r1, r2, r3}\n\t"                                                                  \
         "ldr r6, [sp]\n\t"                                                                                 \
         "ldr pc, [sp, #8]\n\t"                                                                             \
-        ".balign 4\n"                                                                                      \
+        ".balign 4\n"                                                                                       \
         "2:\n\t" KILN_PK_STEP KILN_PK_STEP KILN_PK_STEP KILN_PK_STEP                                       \
         "cmp r6, r12\n\t"                                                                                  \
         "bne 2b\n\t" KILN_PK_RQ2("r0", "r1", corr) KILN_PK_RQ2("r2", "r3", corr)                          \
@@ -124,7 +138,17 @@ static inline void kiln_s8_pk_blocks_c(const int16_t* col, const int32_t* wp, in
         "ldr r4, [sp, #4]\n\t"                                                                             \
         "cmp lr, r4\n\t"                                                                                   \
         "bne 1b\n\t"                                                                                       \
-        "add sp, sp, #16\n\t"                                                                              \
+        "ldr r4, [sp, #16]\n\t"                                                                            \
+        "subs r4, r4, #1\n\t"                                                                              \
+        "beq 4f\n\t"                                                                                       \
+        "str r4, [sp, #16]\n\t"                                                                            \
+        "ldr r4, [sp]\n\t"                                                                                 \
+        "ldr r5, [sp, #20]\n\t"                                                                            \
+        "add r4, r4, r5\n\t"                                                                               \
+        "str r4, [sp]\n\t"                                                                                 \
+        "b 3b\n"                                                                                            \
+        "4:\n\t"                                                                                           \
+        "add sp, sp, #32\n\t"                                                                              \
         "pop {r4-r11, pc}\n\t");                                                                           \
   }
 KILN_PK_BLOCKS_ASM(kiln_s8_pk_blocks_dsp0, KILN_PK_CORR0)
@@ -141,7 +165,7 @@ KILN_PK_BLOCKS_ASM(kiln_s8_pk_blocks_dsp1, KILN_PK_CORR1)
 typedef struct {
   const int32_t* packed;
   int32_t row_len, n_out, corr;
-  int32_t ctl[2]; /* 2 * row_len, full blocks: the asm's view */
+  int32_t ctl[4]; /* the asm's view: 2 * row_len, full blocks, columns, column step in bytes */
 } kiln_s8_pk_t;
 
 static inline void kiln_s8_pk_init(kiln_s8_pk_t* g, const int32_t* packed, int32_t row_len, int32_t n_out,
@@ -152,6 +176,8 @@ static inline void kiln_s8_pk_init(kiln_s8_pk_t* g, const int32_t* packed, int32
   g->corr = output_offset != -128;
   g->ctl[0] = 2 * row_len;
   g->ctl[1] = n_out / 4;
+  g->ctl[2] = 1;
+  g->ctl[3] = 2 * row_len;
 }
 
 /* Channels [n_out / 4 * 4, n_out) of one column: the last block, zero rows after them. */
@@ -164,19 +190,38 @@ static void kiln_s8_pk_partial(const kiln_s8_pk_t* g, const int16_t* col, int8_t
   for (r = 0; full * 4 + r < g->n_out; ++r) y[full * 4 + r] = out[r];
 }
 
-/* Outputs y[0, n_out) of the column at col (row_len int16). */
-static inline void kiln_s8_pk_column(const kiln_s8_pk_t* g, const int16_t* col, int8_t* y) {
-  if (g->ctl[1] > 0) {
+/* Outputs of n_cols columns (row_len int16 each, column j at col + j * ctl[3] / 2
+ * int16), y of column j at y + j * n_out. */
+static inline void kiln_s8_pk_columns(kiln_s8_pk_t* g, const int16_t* col, int32_t n_cols, int8_t* y) {
+  int32_t j;
+  if (g->n_out % 4 == 0 && n_cols > 0) {
 #if KILN_S8_DSP && defined(__GNUC__)
+    g->ctl[2] = n_cols;
     if (g->corr)
       kiln_s8_pk_blocks_dsp1(col, g->packed, y, g->ctl);
     else
       kiln_s8_pk_blocks_dsp0(col, g->packed, y, g->ctl);
 #else
-    kiln_s8_pk_blocks_c(col, g->packed, y, g->ctl[1], g->row_len, g->corr);
+    for (j = 0; j < n_cols; ++j)
+      kiln_s8_pk_blocks_c(col + (int64_t)j * (g->ctl[3] / 2), g->packed, y + (int64_t)j * g->n_out, g->ctl[1],
+                          g->row_len, g->corr);
 #endif
+    return;
   }
-  if (g->n_out % 4 != 0) kiln_s8_pk_partial(g, col, y);
+  for (j = 0; j < n_cols; ++j, col += g->row_len, y += g->n_out) {
+    if (g->ctl[1] > 0) {
+#if KILN_S8_DSP && defined(__GNUC__)
+      g->ctl[2] = 1;
+      if (g->corr)
+        kiln_s8_pk_blocks_dsp1(col, g->packed, y, g->ctl);
+      else
+        kiln_s8_pk_blocks_dsp0(col, g->packed, y, g->ctl);
+#else
+      kiln_s8_pk_blocks_c(col, g->packed, y, g->ctl[1], g->row_len, g->corr);
+#endif
+    }
+    kiln_s8_pk_partial(g, col, y);
+  }
 }
 
 /* The int16 column of n int8 values (offset added), zero padded to row_len. */
