@@ -70,8 +70,9 @@ struct BufferizeOptions {
   std::set<const Node*> no_overlap;  // ops that may not (schedule/overlap_choice.h decides)
 };
 
-// Lowers every node (lower_node) and assigns buffers. Throws CompileError.
-BufferizedProgram bufferize(const Graph& g, const BufferizeOptions& options = {});
+// Assigns buffers to the lowered graph (`lowered`: lower_graph(g), lower/lowering.h).
+// Throws CompileError.
+BufferizedProgram bufferize(const Graph& g, const LoweredGraph& lowered, const BufferizeOptions& options = {});
 
 const char* buffer_kind_name(BufferKind k);
 

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -84,8 +85,9 @@ struct KernelCall {
 
 using LowerFn = std::function<KernelCall(const Node&)>;
 
-// Registers a lowering for an op type (default ONNX domain). Each file in
-// lower/ops/ registers its ops through a static KILN_REGISTER_LOWERING.
+// Registers a lowering for an op type (default ONNX domain). Called by the
+// registration function of each op file in lower/ops/ (listed in lower/ops/ops.h and
+// called, all of them, from one list in lowering.cpp).
 void register_lowering(const std::string& op_type, LowerFn fn);
 // Registers a lowering for an op of another domain (e.g. ai.onnx.preview.training).
 void register_domain_lowering(const std::string& domain, const std::string& op_type, LowerFn fn);
@@ -96,18 +98,28 @@ KernelCall lower_node(const Node& node);
 bool has_lowering(const std::string& op_type);
 std::vector<std::string> supported_ops();
 
+// The lowering pass: the kernel call of every node of `graph` (lower_node), in
+// schedule order. Bufferization (bufferize/bufferize.h) takes it from here.
+struct LoweredGraph {
+  std::map<const Node*, KernelCall> calls;
+};
+LoweredGraph lower_graph(const Graph& graph);
+
 // What the lowerings may know of the target CPU to choose a kernel's form (for
 // one compilation, from CompileOptions::mcpu). `mve`: the CPU has the M-profile
 // Vector Extension (Helium; Cortex-M55, Cortex-M85), whose int8 dot product
-// wants int8 weights (docs/quantization.md).
+// wants int8 weights (docs/quantization.md). `dsp`: the Arm DSP extension without
+// MVE (Cortex-M4, M7, M33, M35P), whose int8 GEMM reads the packed form
+// (kiln_conv2d_s8_pk, crt/include/kiln/nn_s8.h).
 struct LoweringTarget {
   bool mve = false;
+  bool dsp = false;
   // --memory-priority ram: scratch tiles sized for RAM rather than speed (smaller
   // im2col / gather tiles, more instructions).
   bool ram_priority = false;
 };
 // The target features of an -mcpu value ("cortex-m55", "cortex-m85+nofp", ...;
-// "+nomve" turns MVE off; empty or unknown: none).
+// "+nomve" turns MVE off, "+nodsp" the DSP extension; empty or unknown: none).
 LoweringTarget lowering_target_for_mcpu(const std::string& mcpu);
 // The target of the compilation running on this thread (none outside a scope).
 const LoweringTarget& lowering_target();
@@ -127,13 +139,4 @@ class LoweringTargetScope {
 std::string c_float(double v);            // round-trippable float literal: "0.5f", "-INFINITY"
 std::string c_int_array(const std::vector<int64_t>& v);  // "{1, 2, 3}"
 
-struct LoweringRegistrar {
-  LoweringRegistrar(const char* op_type, LowerFn fn) { register_lowering(op_type, std::move(fn)); }
-};
-
 }  // namespace kiln
-
-#define KILN_CONCAT_INNER(a, b) a##b
-#define KILN_CONCAT(a, b) KILN_CONCAT_INNER(a, b)
-#define KILN_REGISTER_LOWERING(op, fn) \
-  static ::kiln::LoweringRegistrar KILN_CONCAT(kiln_lowering_registrar_, __LINE__)(op, fn)

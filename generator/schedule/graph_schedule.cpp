@@ -193,7 +193,8 @@ void reorder(Graph& g, const std::vector<int>& order) {
 
 }  // namespace
 
-ScheduleReport schedule_graph(Graph& g, const std::string& mode, const std::function<uint64_t(const Graph&)>& bound_of) {
+ScheduleReport schedule_graph(Graph& g, const std::string& mode, const LoweredGraph& lowered,
+                              const std::function<uint64_t(const Graph&)>& bound_of) {
   const auto modes = schedule_modes();
   if (std::find(modes.begin(), modes.end(), mode) == modes.end())
     throw CompileError("--schedule '" + mode + "' is not one of auto, program, min-peak");
@@ -204,11 +205,13 @@ ScheduleReport schedule_graph(Graph& g, const std::string& mode, const std::func
     return r;
   }
   std::vector<KernelCall> calls;
-  try {
-    calls = lower_all(g);
-  } catch (const CompileError&) {
-    r.note = "not searched: a node does not lower (bufferization reports it)";
-    return r;
+  for (const auto& n : g.nodes) {
+    auto it = lowered.calls.find(n.get());
+    if (it == lowered.calls.end()) {
+      r.note = "not searched: " + n->describe() + " was not lowered";
+      return r;
+    }
+    calls.push_back(it->second);
   }
   if (std::string why = unschedulable(g, calls); !why.empty()) {
     r.note = "not searched: " + why;

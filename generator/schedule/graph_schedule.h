@@ -48,10 +48,12 @@ schedule::Problem schedule_problem(const Graph& g);
 // at least, before the planner's own alignment refinement.
 uint64_t live_peak(const BufferizedProgram& program);
 
-// Chooses the order per `mode` and reorders g.nodes. `bound_of` bufferizes the
-// graph in its current order and returns live_peak (the caller owns bufferization
-// options). Throws CompileError for an unknown mode.
-ScheduleReport schedule_graph(Graph& g, const std::string& mode, const std::function<uint64_t(const Graph&)>& bound_of);
+// Chooses the order per `mode` and reorders g.nodes (`lowered`: every node's kernel
+// call, lower/lowering.h). `bound_of` bufferizes the graph in its current order and
+// returns live_peak (the caller owns bufferization options). Throws CompileError for
+// an unknown mode.
+ScheduleReport schedule_graph(Graph& g, const std::string& mode, const LoweredGraph& lowered,
+                              const std::function<uint64_t(const Graph&)>& bound_of);
 
 nlohmann::json schedule_report_json(const ScheduleReport& r);
 std::string schedule_report_text(const ScheduleReport& r);

@@ -19,14 +19,14 @@ std::pair<uint64_t, uint64_t> cost(const BufferizedProgram& p) {
 
 }  // namespace
 
-BufferizedProgram bufferize_choosing_overlaps(const Graph& g, BufferizeOptions options) {
-  BufferizedProgram best = bufferize(g, options);
+BufferizedProgram bufferize_choosing_overlaps(const Graph& g, const LoweredGraph& lowered, BufferizeOptions options) {
+  BufferizedProgram best = bufferize(g, lowered, options);
   if (!options.overlap || best.overlap_nodes.empty()) return best;
   auto best_cost = cost(best);
   const std::vector<const Node*> candidates = best.overlap_nodes;
   for (const Node* n : candidates) {
     options.no_overlap.insert(n);
-    BufferizedProgram trial = bufferize(g, options);
+    BufferizedProgram trial = bufferize(g, lowered, options);
     const auto c = cost(trial);
     if (c < best_cost) {
       best = std::move(trial);

@@ -10,6 +10,6 @@
 
 namespace kiln {
 
-BufferizedProgram bufferize_choosing_overlaps(const Graph& g, BufferizeOptions options);
+BufferizedProgram bufferize_choosing_overlaps(const Graph& g, const LoweredGraph& lowered, BufferizeOptions options);
 
 }  // namespace kiln

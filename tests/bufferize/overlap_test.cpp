@@ -76,7 +76,7 @@ struct Chain {
 
 TEST(BufferizeOverlap, DepthwiseAndPointwiseShareOneBuffer) {
   Chain c;
-  BufferizedProgram p = bufferize(c.b.g);
+  BufferizedProgram p = bufferize(c.b.g, lower_graph(c.b.g));
   EXPECT_EQ(check_overlaps(p), "");
   ASSERT_EQ(p.overlaps.size(), 2u) << "depthwise over its input, 1x1 over the depthwise result";
   // All activations in one buffer of the larger (output) size: 8 planes of 32x32 floats.
@@ -87,14 +87,14 @@ TEST(BufferizeOverlap, DepthwiseAndPointwiseShareOneBuffer) {
   // Off: separate buffers again.
   BufferizeOptions off;
   off.overlap = false;
-  BufferizedProgram q = bufferize(c.b.g, off);
+  BufferizedProgram q = bufferize(c.b.g, lower_graph(c.b.g), off);
   EXPECT_TRUE(q.overlaps.empty());
   EXPECT_GT(live_peak(q), live_peak(p));
 }
 
 TEST(BufferizeOverlap, CheckRejectsAnOverlapTheKernelDoesNotAllow) {
   Chain c;
-  BufferizedProgram p = bufferize(c.b.g);
+  BufferizedProgram p = bufferize(c.b.g, lower_graph(c.b.g));
   ASSERT_EQ(check_overlaps(p), "");
   // Move the 1x1 convolution's output a quarter plane (1024 B) off: not a whole plane.
   for (ScheduledOp& op : p.ops)
@@ -111,7 +111,7 @@ TEST(BufferizeOverlap, NoOverlapWhileTheInputIsStillNeeded) {
   Value* extra = c.b.val("extra", {1, 4, 32, 32});
   c.b.op("Relu", "later", {c.r}, {extra});
   c.b.output(extra);
-  BufferizedProgram p = bufferize(c.b.g);
+  BufferizedProgram p = bufferize(c.b.g, lower_graph(c.b.g));
   EXPECT_EQ(check_overlaps(p), "");
   for (size_t i = 0; i < p.overlaps.size(); ++i) EXPECT_NE(p.overlap_nodes[i]->name, "pw");
 }
@@ -140,7 +140,7 @@ TEST(BufferizeOverlap, ResidualAddFusesIntoTheConvolution) {
   EXPECT_EQ(f->input(3), h);
   // The fused op writes over the residual (its last user): two activation buffers
   // (h, then s over it; m), not three.
-  BufferizedProgram p = bufferize(b.g);
+  BufferizedProgram p = bufferize(b.g, lower_graph(b.g));
   EXPECT_EQ(check_overlaps(p), "");
   int activations = 0;
   for (const Buffer& buf : p.buffers) activations += buf.kind == BufferKind::Activation;
@@ -181,8 +181,8 @@ TEST(BufferizeOverlap, ChoosingDropsAnOverlapThatKeepsABigBufferAlive) {
   b.op("Conv", "project2", {e2, b.cst("w4", {1, 32, 1, 1})}, {p2});
   b.op("Add", "add", {p1, p2}, {y});
   b.output(y);
-  BufferizedProgram all = bufferize(b.g);
-  BufferizedProgram chosen = bufferize_choosing_overlaps(b.g, {});
+  BufferizedProgram all = bufferize(b.g, lower_graph(b.g));
+  BufferizedProgram chosen = bufferize_choosing_overlaps(b.g, lower_graph(b.g), {});
   EXPECT_EQ(check_overlaps(chosen), "");
   EXPECT_LT(live_peak(chosen), live_peak(all));
 }

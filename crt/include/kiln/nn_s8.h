@@ -159,6 +159,60 @@ kiln_status_t kiln_fully_connected_s8_w8(const kiln_fully_connected_s8_params_t*
                                          const int8_t* w, const int32_t* kernel_bias, const kiln_s8_requant_t* rq,
                                          int8_t* y, int8_t* scratch);
 
+/*
+ * The packed form of Conv2D (groups 1) and FullyConnected for the DSP path (the
+ * compiler emits it for Cortex-M4 / M7 / M33 when every output channel has the
+ * short requantization of kiln_s8_requant_t (exponent in [1, 22] and |bias| +
+ * taps * 255 * 128 < 2^30), the bias is constant and the clamp is the whole int8
+ * range): the same parameters and results as kiln_conv2d_s8 /
+ * kiln_fully_connected_s8, every constant of a block of four output channels in
+ * one stream that the kernel reads front to back:
+ *   int32 2 * bias[c]                                   (4 values)
+ *   int16 2 * w, the block layout of the int16 form      (4 * KILN_S8_ROW_LEN(taps) values)
+ *   int32 multiplier, round_offset, exponent of each channel (kiln_s8_requant_t; 12 values)
+ * the last block padded with zero channels. Doubling the weights and the bias
+ * gives the kernel 2 * acc, the operand of the rounding high multiply. Scratch
+ * and the stream 4-byte aligned; scratch holds KILN_S8_PK_COLS(row_len) columns
+ * of row_len = KILN_S8_ROW_LEN(taps) int16 (KILN_S8_PK_SCRATCH_BYTES; the kernel
+ * widens that many pixels or rows, then runs every block over them in one call).
+ * act_min / act_max must be -128 / 127.
+ */
+#define KILN_S8_PK_COLS(row_len) ((row_len) >= 1024u ? 1u : 1024u / (row_len) > 16u ? 16u : 1024u / (row_len))
+#define KILN_S8_PK_SCRATCH_BYTES(taps) \
+  (KILN_S8_PK_COLS(KILN_S8_ROW_LEN(taps)) * KILN_S8_ROW_LEN(taps) * 2u)
+kiln_status_t kiln_conv2d_s8_pk(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed, int8_t* y,
+                                int16_t* scratch);
+
+/*
+ * kiln_conv2d_s8_pk for a convolution of few input channels (a network's first
+ * layer; dilation 1, stride_w * kernel_h * in_c even): the taps of each packed row
+ * in (kx, ky, c) order instead of (ky, kx, c). Per output row the kernel widens
+ * the strip of input columns the windows reach, kernel_h rows of in_c values per
+ * column, once; a pixel's column is then a slice of the strip, read in place.
+ * scratch: KILN_S8_PK_STRIP_BYTES int16-aligned bytes (4-byte aligned).
+ */
+#define KILN_S8_PK_STRIP_BYTES(out_w, stride_w, kernel_w, kernel_h, in_c) \
+  ((((out_w) - 1u) * (stride_w) + (kernel_w)) * (kernel_h) * (in_c) * 2u + 8u)
+
+kiln_status_t kiln_conv2d_s8_pk_strip(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed,
+                                      int8_t* y, int16_t* scratch);
+
+kiln_status_t kiln_fully_connected_s8_pk(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
+                                         const int32_t* packed, int8_t* y, int16_t* scratch);
+
+/*
+ * The packed form of depthwise Conv2D (depth multiplier 1, channels a multiple of
+ * 4; the compiler emits it for the same targets and conditions as the packed
+ * Conv2D, for 3x3 kernels): per block of four channels
+ *   int32 2 * bias[c]                                       (4 values)
+ *   int16 2 * w, per tap the block's four channels            (4 * kernel_h * kernel_w values)
+ *   int32 multiplier, round_offset, exponent of each channel  (12 values)
+ * scratch: kernel_h * kernel_w * in_c bytes (a border pixel's window). Same
+ * results as kiln_depthwise_conv2d_s8.
+ */
+kiln_status_t kiln_depthwise_conv2d_s8_pk(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x,
+                                          const int32_t* packed, int8_t* y, int8_t* scratch);
+
 #ifdef __cplusplus
 }
 #endif

@@ -170,16 +170,14 @@ KernelCall lower_conv_impl(const Node& n, bool residual) {
   return k;
 }
 
-}  // namespace
-
 KernelCall lower_conv(const Node& n) { return lower_conv_impl(n, false); }
 KernelCall lower_conv_add(const Node& n) { return lower_conv_impl(n, true); }
+
+}  // namespace
 
 void register_conv_lowerings() {
   register_lowering("Conv", lower_conv);
   register_lowering("KilnConvAdd", lower_conv_add);
-  register_conv_transpose_lowerings();
-  register_quantized_conv_lowerings();
 }
 
 }  // namespace kiln

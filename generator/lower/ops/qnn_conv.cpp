@@ -110,6 +110,39 @@ KernelCall lower_qconv2d(const Node& n) {
       return k;
     }
   }
+  if (lowering_target().dsp && groups == 1) {
+    // A first layer (few input channels): the taps in (kx, ky, c) order, so that a
+    // window is a slice of the strip the kernel widens once per output row.
+    const uint64_t strip_bytes = uint64_t(((g.out_w - 1) * g.strides[1] + g.kernel_w) * g.kernel_h * g.in_c * 2 + 8);
+    if (g.dilations[0] == 1 && g.dilations[1] == 1 && g.kernel_h * g.kernel_w > 1 && g.kernel_h * g.in_c <= 16 &&
+        (g.strides[1] * g.kernel_h * g.in_c) % 2 == 0 && strip_bytes <= 4096) {
+      std::vector<int64_t> wt(w8.size());
+      for (int64_t r = 0; r < g.out_c; ++r)
+        for (int64_t ky = 0; ky < g.kernel_h; ++ky)
+          for (int64_t kx = 0; kx < g.kernel_w; ++kx)
+            for (int64_t c = 0; c < g.in_c; ++c)
+              wt[size_t(r * taps + (kx * g.kernel_h + ky) * g.in_c + c)] =
+                  w8[size_t(r * taps + (ky * g.kernel_w + kx) * g.in_c + c)];
+      if (std::optional<ConstantPtr> packed = s8_packed_blocks(n, 2, wt, g.out_c, taps, q)) {
+        k.constants.push_back(*packed);
+        k.unread_inputs.push_back(1);
+        if (n.input(2)) k.unread_inputs.push_back(2);
+        k.scratch.push_back({"strip", strip_bytes, 8});
+        k.call = "kiln_conv2d_s8_pk_strip(&$params, $in0, $const0, $out0, (int16_t*)$scratch0)";
+        return k;
+      }
+    }
+    // Bias, doubled weights and requantization in one stream per block of four
+    // channels (SMLAD, SMMLAR).
+    if (std::optional<ConstantPtr> packed = s8_packed_blocks(n, 2, w8, g.out_c, taps, q)) {
+      k.constants.push_back(*packed);
+      k.unread_inputs.push_back(1);
+      if (n.input(2)) k.unread_inputs.push_back(2);
+      k.scratch.push_back({"im2col", s8_packed_scratch_bytes(taps), 8});
+      k.call = "kiln_conv2d_s8_pk(&$params, $in0, $const0, $out0, (int16_t*)$scratch0)";
+      return k;
+    }
+  }
   k.constants.push_back(s8_weight_blocks(w8, groups, g.out_c / groups, taps));
   k.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
   k.unread_inputs.push_back(1);
@@ -138,7 +171,24 @@ KernelCall lower_qdepthwise_conv2d(const Node& n) {
   k.params_type = "kiln_depthwise_conv2d_s8_params_t";
   k.params_init = append_fields(geometry_fields(g),
                                 ".depth_multiplier = " + std::to_string(mult) + ", " + s8_quant_fields(q));
-  k.constants.push_back(s8_depthwise_weights(s8_weights(n, 1), g.kernel_h * g.kernel_w, g.out_c));
+  const std::vector<int64_t> w8 = s8_weights(n, 1);
+  const int64_t taps = g.kernel_h * g.kernel_w;
+  if (lowering_target().dsp && mult == 1 && g.kernel_h == 3 && g.kernel_w == 3 && g.out_c % 4 == 0) {
+    // Bias, doubled weights and requantization in one stream per block of four
+    // channels; border windows are copied into scratch with the zero point around.
+    std::vector<int64_t> rows(w8.size());
+    for (int64_t t = 0; t < taps; ++t)
+      for (int64_t c = 0; c < g.out_c; ++c) rows[size_t(c * taps + t)] = w8[size_t(t * g.out_c + c)];
+    if (std::optional<ConstantPtr> packed = s8_packed_blocks(n, 2, rows, g.out_c, taps, q, true)) {
+      k.constants.push_back(*packed);
+      k.unread_inputs.push_back(1);
+      if (n.input(2)) k.unread_inputs.push_back(2);
+      k.scratch.push_back({"window", uint64_t(taps * g.in_c), 8});
+      k.call = "kiln_depthwise_conv2d_s8_pk(&$params, $in0, $const0, $out0, (int8_t*)$scratch0)";
+      return k;
+    }
+  }
+  k.constants.push_back(s8_depthwise_weights(w8, taps, g.out_c));
   k.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
   k.unread_inputs.push_back(1);
   k.call = std::string("kiln_depthwise_conv2d_s8(&$params, $in0, $const0, ") + (n.input(2) ? "$in2" : "NULL") +

@@ -48,6 +48,17 @@ KernelCall lower_qfully_connected(const Node& n) {
       return kc;
     }
   }
+  if (lowering_target().dsp) {
+    // Bias, doubled weights and requantization in one stream per block of four rows.
+    if (std::optional<ConstantPtr> packed = s8_packed_blocks(n, 2, w8, nout, k, q)) {
+      kc.constants.push_back(*packed);
+      kc.unread_inputs.push_back(1);
+      if (n.input(2)) kc.unread_inputs.push_back(2);
+      kc.scratch.push_back({"widened_rows", s8_packed_scratch_bytes(k), 8});
+      kc.call = "kiln_fully_connected_s8_pk(&$params, $in0, $const0, $out0, (int16_t*)$scratch0)";
+      return kc;
+    }
+  }
   kc.constants.push_back(s8_weight_blocks(w8, 1, nout, k));
   kc.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
   kc.unread_inputs.push_back(1);

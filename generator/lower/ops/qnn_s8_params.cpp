@@ -1,5 +1,6 @@
 #include "lower/ops/qnn_s8_params.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "lower/lower_util.h"
@@ -154,6 +155,95 @@ ConstantPtr s8_depthwise_weights(const std::vector<int64_t>& w, int64_t taps, in
     }
   const int64_t count = int64_t(bytes.size() / 2);
   return Constant::from_bytes(DType::Int16, {count}, std::move(bytes));
+}
+
+std::optional<int64_t> s8_constant_output(const std::vector<int64_t>& w, int64_t row, int64_t taps, int64_t bias,
+                                          const quant::QuantizedMultiplier& qm, const S8Quant& q) {
+  // The accumulator's range over every input (a padded tap adds 0, inside it).
+  const int64_t x_lo = -128 - q.x_zero_point, x_hi = 127 - q.x_zero_point;
+  int64_t lo = bias, hi = bias;
+  for (int64_t k = 0; k < taps; ++k) {
+    const int64_t v = w[size_t(row * taps + k)];
+    lo += std::min(v * x_lo, v * x_hi);
+    hi += std::max(v * x_lo, v * x_hi);
+  }
+  if (qm.shift > 0 || lo < INT32_MIN || hi > INT32_MAX) return std::nullopt;
+  // The output is monotonic in the accumulator: equal at both ends, equal everywhere.
+  auto out = [&](int64_t acc) {
+    const int64_t y = q.y_zero_point + quant::multiply_by_quantized_multiplier(int32_t(acc), qm.multiplier, qm.shift);
+    return std::min<int64_t>(std::max<int64_t>(y, q.act_min), q.act_max);
+  };
+  if (out(lo) != out(hi)) return std::nullopt;
+  return out(lo);
+}
+
+std::optional<ConstantPtr> s8_packed_blocks(const Node& n, size_t bias_input, const std::vector<int64_t>& w,
+                                            int64_t rows, int64_t taps, const S8Quant& q, bool depthwise) {
+  if (q.act_min != -128 || q.act_max != 127) return std::nullopt;
+  std::vector<int64_t> bias(size_t(rows), 0);
+  if (const Value* b = n.input(bias_input)) {
+    if (!b->is_constant()) return std::nullopt;
+    bias = b->constant->to_int64s();
+    if (int64_t(bias.size()) != rows) return std::nullopt;
+  }
+  const int64_t bound = taps * 255 * 128;
+  struct Rq {
+    int32_t m, round_offset, e;
+  };
+  std::vector<Rq> rq(static_cast<size_t>(rows));
+  std::vector<bool> constant(size_t(rows), false);
+  for (int64_t r = 0; r < rows; ++r) {
+    const quant::QuantizedMultiplier qm = quant::quantize_multiplier(q.requant_scale[size_t(r)]);
+    const int64_t e = -int64_t(qm.shift);
+    const int64_t b = bias[size_t(r)] < 0 ? -bias[size_t(r)] : bias[size_t(r)];
+    if (e >= 1 && e <= 22 && b + bound < (int64_t(1) << 30)) {
+      rq[size_t(r)] = {int32_t(qm.multiplier),
+                       int32_t((int64_t(1) << (e - 1)) + q.y_zero_point * (int64_t(1) << e)), int32_t(e)};
+      continue;
+    }
+    // A channel whose output is the same for every input (TFLite marks dead
+    // channels with a bias near 2^30 and a tiny scale) becomes that constant:
+    // weights and bias 0, multiplier 0, round_offset 2 * y, exponent 1.
+    if (const std::optional<int64_t> y = s8_constant_output(w, r, taps, bias[size_t(r)], qm, q)) {
+      constant[size_t(r)] = true;
+      rq[size_t(r)] = {0, int32_t(2 * *y), 1};
+      continue;
+    }
+    return std::nullopt;
+  }
+  // Weight words of a block: four rows of row_len int16, or (depthwise) four
+  // channels per tap.
+  const int64_t blocks = (rows + 3) / 4, weight_words = depthwise ? 2 * taps : 2 * s8_row_len(taps);
+  const int64_t block_words = 4 + weight_words + 12;
+  std::vector<uint32_t> words(size_t(blocks * block_words), 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t base = (r / 4) * block_words, lane = r % 4;
+    const bool zero = constant[size_t(r)];
+    words[size_t(base + lane)] = zero ? 0u : uint32_t(int32_t(2 * bias[size_t(r)]));
+    for (int64_t k = 0; k < taps && !zero; ++k) {
+      // int16 index in the block's weights: per tap pair the four rows' pairs
+      // (depthwise: per tap the four channels).
+      const int64_t idx = depthwise ? k * 4 + lane : (k / 2) * 8 + lane * 2 + (k % 2);
+      const uint32_t v = uint16_t(int16_t(2 * w[size_t(r * taps + k)]));
+      uint32_t& word = words[size_t(base + 4 + idx / 2)];
+      word |= (idx % 2) ? v << 16 : v;
+    }
+    const Rq& x = rq[size_t(r)];
+    const int64_t at = base + 4 + weight_words + lane * 3;
+    words[size_t(at)] = uint32_t(x.m);
+    words[size_t(at + 1)] = uint32_t(x.round_offset);
+    words[size_t(at + 2)] = uint32_t(x.e);
+  }
+  std::vector<uint8_t> bytes;
+  bytes.reserve(words.size() * 4);
+  for (uint32_t v : words) put_le(bytes, v, 4);
+  return Constant::from_bytes(DType::Int32, {int64_t(words.size())}, std::move(bytes));
+}
+
+uint64_t s8_packed_scratch_bytes(int64_t taps) {
+  const int64_t row_len = s8_row_len(taps);
+  const int64_t cols = row_len >= 1024 ? 1 : std::min<int64_t>(16, 1024 / row_len);
+  return uint64_t(cols * row_len * 2);
 }
 
 void check_s8_accumulator(const Node& n, int64_t taps) {

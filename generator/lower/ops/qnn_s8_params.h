@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "quant/fixed_point.h"
 
 namespace kiln {
 
@@ -57,6 +58,25 @@ std::optional<std::vector<int32_t>> s8_fold_input_offset(const std::vector<int64
                                                          const std::vector<int64_t>& w, int64_t channels,
                                                          int64_t taps, int64_t input_offset);
 
+// The output of row `row` of w (`taps` values per row) with this bias and
+// multiplier when it is the same for every input (the accumulator's whole range
+// requantizes and clamps to one value), else nullopt.
+std::optional<int64_t> s8_constant_output(const std::vector<int64_t>& w, int64_t row, int64_t taps, int64_t bias,
+                                          const quant::QuantizedMultiplier& qm, const S8Quant& q);
+// The packed form (kiln_conv2d_s8_pk / kiln_fully_connected_s8_pk, nn_s8.h): per
+// block of four rows 2 * bias, the doubled int16 weight block and each row's
+// multiplier, round_offset and exponent, int32 words. nullopt unless the bias
+// (input `bias_input`) is constant or absent, the clamp is [-128, 127] and every
+// row has the short requantization (exponent in [1, 22], |bias| + taps * 255 * 128
+// < 2^30) or a constant output (s8_constant_output: stored as weights 0,
+// multiplier 0, round_offset 2 * y, exponent 1); the caller then keeps the int16 form.
+// `depthwise`: the form of kiln_depthwise_conv2d_s8_pk, w given as rows of taps
+// per channel; a block's weights are per tap its four channels' values.
+std::optional<ConstantPtr> s8_packed_blocks(const Node& n, size_t bias_input, const std::vector<int64_t>& w,
+                                            int64_t rows, int64_t taps, const S8Quant& q, bool depthwise = false);
+// Scratch of the packed Conv2D / FullyConnected: KILN_S8_PK_COLS columns of
+// s8_row_len(taps) int16 (nn_s8.h, KILN_S8_PK_SCRATCH_BYTES).
+uint64_t s8_packed_scratch_bytes(int64_t taps);
 // Throws when the int32 accumulator could overflow: |x - zp| <= 255, |w| <= 128.
 void check_s8_accumulator(const Node& n, int64_t taps);
 

@@ -33,6 +33,14 @@ kiln_status_t portable_conv2d_s8_w8(const kiln_conv2d_s8_params_t* p, const int8
 kiln_status_t portable_fully_connected_s8_w8(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
                                              const int8_t* w, const int32_t* kernel_bias,
                                              const kiln_s8_requant_t* rq, int8_t* y, int8_t* scratch);
+kiln_status_t portable_conv2d_s8_pk(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed,
+                                    int8_t* y, int16_t* scratch);
+kiln_status_t portable_fully_connected_s8_pk(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
+                                             const int32_t* packed, int8_t* y, int16_t* scratch);
+kiln_status_t portable_depthwise_conv2d_s8_pk(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x,
+                                             const int32_t* packed, int8_t* y, int8_t* scratch);
+kiln_status_t portable_conv2d_s8_pk_strip(const kiln_conv2d_s8_params_t* p, const int8_t* x,
+                                          const int32_t* packed, int8_t* y, int16_t* scratch);
 kiln_status_t portable_avgpool2d_s8(const kiln_pool2d_s8_params_t* p, const int8_t* x, int8_t* y);
 kiln_status_t portable_maxpool2d_s8(const kiln_pool2d_s8_params_t* p, const int8_t* x, int8_t* y);
 kiln_status_t portable_add_s8(const kiln_add_s8_params_t* p, const int8_t* a, const int8_t* b, int8_t* y);
@@ -40,7 +48,7 @@ kiln_status_t portable_mul_s8(const kiln_mul_s8_params_t* p, const int8_t* a, co
 kiln_status_t portable_lookup_s8(const kiln_lookup_s8_params_t* p, const int8_t* x, const int8_t* table, int8_t* y);
 kiln_status_t portable_softmax_s8(const kiln_softmax_s8_params_t* p, const int8_t* x, int8_t* y);
 
-static int failures = 0, checks = 0;
+static int failures = 0, checks = 0, pk_checks = 0, pk_dw_checks = 0, pk_strip_checks = 0;
 
 static void put(const char* s) { kiln_board_write(s, (uint32_t)strlen(s)); }
 static void put_i(int64_t v) {
@@ -233,7 +241,7 @@ static void random_quant(int32_t channels, int32_t taps, int32_t* in_off, int32_
   const int general = mode < 2, small = mode == 2;
   while ((1 << lg) < taps * 40) ++lg;
   *in_off = rnd(-127, 128);
-  *out_off = rnd(-128, 127);
+  *out_off = rnd(0, 3) == 0 ? -128 : rnd(-128, 127); /* -128: the packed form's ReLU case */
   for (c = 0; c < channels; ++c) {
     const int32_t m = rnd(1 << 30, 0x7fffffff);
     const int32_t s = small ? rnd(0, 1) : general && c == 0 ? rnd(0, 2) : -rnd(lg > 3 ? lg - 3 : 1, lg + 3);
@@ -282,6 +290,60 @@ static void compare(const char* what, int32_t n) {
     }
 }
 
+/* The packed stream (kiln_conv2d_s8_pk, nn_s8.h) of `rows` channels from w_buf
+ * (int16 blocks), bias_buf and rq_buf, as the compiler builds it; 0 when the
+ * channels do not all have the short requantization or the clamp is not
+ * [-128, 127] (the compiler then keeps the int16 form). */
+static int32_t pk_buf[MAX_W / 2 + 4 * MAX_C + 64] __attribute__((aligned(8)));
+static int pack_form(int32_t rows, int32_t taps, int32_t lo, int32_t hi, int depthwise) {
+  const int32_t row_len = depthwise ? taps : (int32_t)KILN_S8_ROW_LEN((uint32_t)taps), blocks = (rows + 3) / 4;
+  const int32_t words = 4 + 2 * row_len + 12;
+  const int64_t bound = (int64_t)taps * 255 * 128;
+  int32_t b, r, j;
+  if (lo != -128 || hi != 127 || blocks * words > (int32_t)(sizeof pk_buf / 4)) return 0;
+  for (r = 0; r < rows; ++r) {
+    const int64_t bb = bias_buf[r] < 0 ? -(int64_t)bias_buf[r] : bias_buf[r];
+    if (rq_buf[r].exponent < 1 || rq_buf[r].exponent > 22 || bb + bound >= ((int64_t)1 << 30)) return 0;
+  }
+  for (b = 0; b < blocks; ++b) {
+    int32_t* blk = pk_buf + b * words;
+    int16_t* w = (int16_t*)(void*)(blk + 4);
+    for (r = 0; r < 4; ++r) {
+      const int ok = 4 * b + r < rows;
+      blk[r] = ok ? 2 * bias_buf[4 * b + r] : 0;
+      blk[4 + 2 * row_len + 3 * r] = ok ? rq_buf[4 * b + r].multiplier : 0;
+      blk[4 + 2 * row_len + 3 * r + 1] = ok ? rq_buf[4 * b + r].round_offset : 0;
+      blk[4 + 2 * row_len + 3 * r + 2] = ok ? rq_buf[4 * b + r].exponent : 0;
+    }
+    for (j = 0; j < 4 * row_len; ++j) w[j] = (int16_t)(2 * w_buf[b * 4 * row_len + j]);
+  }
+  return 1;
+}
+static int pack(int32_t rows, int32_t taps, int32_t lo, int32_t hi) { return pack_form(rows, taps, lo, hi, 0); }
+
+/* pk_buf of a packed Conv2D with its taps reordered from (ky, kx, c) to (kx, ky, c)
+ * (kiln_conv2d_s8_pk_strip). */
+static void pack_strip(const kiln_conv2d_s8_params_t* p) {
+  static int16_t old[4 * 4096];
+  const int32_t taps = p->kernel_h * p->kernel_w * p->in_c, row_len = (int32_t)KILN_S8_ROW_LEN((uint32_t)taps);
+  const int32_t words = 4 + 2 * row_len + 12, blocks = (p->out_c + 3) / 4;
+  int32_t b, lane, kx, ky, c;
+  for (b = 0; b < blocks; ++b) {
+    int16_t* w = (int16_t*)(void*)(pk_buf + b * words + 4);
+    memcpy(old, w, (size_t)(4 * row_len) * 2);
+    /* The padding taps are 0, as the compiler writes them (a strip column's tail is data). */
+    for (lane = 0; lane < 4; ++lane)
+      for (c = taps; c < row_len; ++c) w[(c / 2) * 8 + lane * 2 + c % 2] = 0;
+    for (lane = 0; lane < 4; ++lane)
+      for (ky = 0; ky < p->kernel_h; ++ky)
+        for (kx = 0; kx < p->kernel_w; ++kx)
+          for (c = 0; c < p->in_c; ++c) {
+            const int32_t k = (ky * p->kernel_w + kx) * p->in_c + c, k2 = (kx * p->kernel_h + ky) * p->in_c + c;
+            w[(k2 / 2) * 8 + lane * 2 + k2 % 2] = old[(k / 2) * 8 + lane * 2 + k % 2];
+          }
+  }
+}
+
 static void conv_case(void) {
   kiln_conv2d_s8_params_t p;
   int32_t cin_g, taps, blocks;
@@ -324,6 +386,33 @@ static void conv_case(void) {
     return;
   }
   compare("conv", p.out_h * p.out_w * p.out_c);
+  /* The packed form against the int16 form's portable result. */
+  if (p.groups == 1 && pack(p.out_c, taps, p.act_min, p.act_max)) {
+    if (kiln_conv2d_s8_pk(&p, x_buf, pk_buf, y_got, scratch) != KILN_OK) {
+      put("FAIL conv pk status\n");
+      ++failures;
+      return;
+    }
+    compare("conv pk", p.out_h * p.out_w * p.out_c);
+    if (portable_conv2d_s8_pk(&p, x_buf, pk_buf, y_got, scratch) != KILN_OK) ++failures;
+    compare("conv pk portable", p.out_h * p.out_w * p.out_c);
+    ++pk_checks;
+    if (p.dilation_h == 1 && p.dilation_w == 1 && (p.stride_w * p.kernel_h * p.in_c) % 2 == 0 &&
+        4 * ((int32_t)KILN_S8_ROW_LEN((uint32_t)taps)) <= 4 * 4096 &&
+        KILN_S8_PK_STRIP_BYTES((uint32_t)p.out_w, (uint32_t)p.stride_w, (uint32_t)p.kernel_w,
+                               (uint32_t)p.kernel_h, (uint32_t)p.in_c) <= sizeof scratch) {
+      pack_strip(&p);
+      if (kiln_conv2d_s8_pk_strip(&p, x_buf, pk_buf, y_got, scratch) != KILN_OK) {
+        put("FAIL conv pk strip status\n");
+        ++failures;
+        return;
+      }
+      compare("conv pk strip", p.out_h * p.out_w * p.out_c);
+      if (portable_conv2d_s8_pk_strip(&p, x_buf, pk_buf, y_got, scratch) != KILN_OK) ++failures;
+      compare("conv pk strip portable", p.out_h * p.out_w * p.out_c);
+      ++pk_strip_checks;
+    }
+  }
   /* The int8-weight form on the same shape (the weight bytes as int8 rows). */
   if (p.groups * blocks * 4 * (int32_t)KILN_S8_ROW_LEN8((uint32_t)taps) > 2 * MAX_W ||
       2 * (int32_t)KILN_S8_ROW_LEN8((uint32_t)taps) > 4096)
@@ -342,7 +431,7 @@ static void depthwise_case(void) {
   kiln_depthwise_conv2d_s8_params_t p;
   memset(&p, 0, sizeof p);
   p.batch = 1;
-  p.in_c = rnd(1, 20);
+  p.in_c = rnd(0, 1) ? 4 * rnd(1, 5) : rnd(1, 20);
   p.depth_multiplier = rnd(0, 3) == 0 ? rnd(2, 3) : 1;
   p.out_c = p.in_c * p.depth_multiplier;
   p.kernel_h = rnd(0, 1) ? 3 : rnd(1, 4), p.kernel_w = rnd(0, 1) ? 3 : rnd(1, 4);
@@ -364,6 +453,19 @@ static void depthwise_case(void) {
     return;
   }
   compare("depthwise", p.out_h * p.out_w * p.out_c);
+  /* The packed form (depth multiplier 1, channels in fours) against the portable int16 form. */
+  if (p.depth_multiplier == 1 && p.in_c % 4 == 0 && p.kernel_h * p.kernel_w * p.in_c <= 4096 &&
+      pack_form(p.out_c, p.kernel_h * p.kernel_w, p.act_min, p.act_max, 1)) {
+    if (kiln_depthwise_conv2d_s8_pk(&p, x_buf, pk_buf, y_got, (int8_t*)scratch) != KILN_OK) {
+      put("FAIL depthwise pk status\n");
+      ++failures;
+      return;
+    }
+    compare("depthwise pk", p.out_h * p.out_w * p.out_c);
+    if (portable_depthwise_conv2d_s8_pk(&p, x_buf, pk_buf, y_got, (int8_t*)scratch) != KILN_OK) ++failures;
+    compare("depthwise pk portable", p.out_h * p.out_w * p.out_c);
+    ++pk_dw_checks;
+  }
 }
 
 static void fully_connected_case(void) {
@@ -382,6 +484,17 @@ static void fully_connected_case(void) {
     return;
   }
   compare("fully connected", p.rows * p.out_features);
+  if (pack(p.out_features, p.in_features, p.act_min, p.act_max)) {
+    if (kiln_fully_connected_s8_pk(&p, x_buf, pk_buf, y_got, scratch) != KILN_OK) {
+      put("FAIL fully connected pk status\n");
+      ++failures;
+      return;
+    }
+    compare("fully connected pk", p.rows * p.out_features);
+    if (portable_fully_connected_s8_pk(&p, x_buf, pk_buf, y_got, scratch) != KILN_OK) ++failures;
+    compare("fully connected pk portable", p.rows * p.out_features);
+    ++pk_checks;
+  }
   if ((p.out_features + 3) / 4 * 4 * (int32_t)KILN_S8_ROW_LEN8((uint32_t)p.in_features) > 2 * MAX_W) return;
   if (kiln_fully_connected_s8_w8(&p, x_buf, (const int8_t*)w_buf, bias_buf, rq_buf, y_got, (int8_t*)scratch) !=
           KILN_OK ||
@@ -511,6 +624,15 @@ int main(void) {
   put_i(checks);
   put(" conv / depthwise / fully connected calls compared with the portable path\n");
   if (checks < 500) ++failures;
+  put_i(pk_checks);
+  put(" of them also in the packed form (kiln_*_s8_pk)\n");
+  if (pk_checks < 40) ++failures;
+  put_i(pk_dw_checks);
+  put(" depthwise calls in the packed form\n");
+  if (pk_dw_checks < 20) ++failures;
+  put_i(pk_strip_checks);
+  put(" convolutions in the strip form\n");
+  if (pk_strip_checks < 20) ++failures;
   pools();
   muls();
   adds();
