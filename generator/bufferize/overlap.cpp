@@ -53,6 +53,9 @@ std::string check_overlaps(const BufferizedProgram& program) {
         if (o.offset >= in.offset + isz || in.offset >= o.offset + osz || isz == 0 || osz == 0) continue;
         const int64_t delta = int64_t(o.offset) - int64_t(in.offset);
         bool allowed = false;
+        // An input already in its slice of a placed output (Concat, a sequence table).
+        if (k == 0 && i < op.call.input_offsets.size() && in.offset == o.offset + op.call.input_offsets[i])
+          allowed = true;
         if (k == 0 && delta == 0 && isz == osz)
           for (int p : op.call.in_place_inputs) allowed = allowed || p == int(i);
         if (k == 0)

@@ -145,7 +145,7 @@ void expect_no_overlap(const BufferizedProgram& prog, const EmitPlan& plan) {
 TEST(Driver, ThePipelineIsListedOnce) {
   std::vector<std::string> names;
   for (const Pass& p : pipeline_passes()) names.push_back(p.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"settle", "check", "quantize", "lower", "bufferize"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"settle", "check", "quantize", "fuse", "lower", "schedule", "bufferize"}));
   TempDir dir("driver");
   fs::path model = tiny_cnn().write(dir / "tiny.onnx");
   auto g = import_onnx(model);
@@ -153,7 +153,7 @@ TEST(Driver, ThePipelineIsListedOnce) {
   state.graph = g.get();
   std::vector<std::string> ran;
   run_pipeline(state, PipelineOptions{}, "lower", [&](const Pass& p, const PipelineState&) { ran.push_back(p.name); });
-  EXPECT_EQ(ran, (std::vector<std::string>{"settle", "check", "quantize", "lower"}));
+  EXPECT_EQ(ran, (std::vector<std::string>{"settle", "check", "quantize", "fuse", "lower"}));
   EXPECT_EQ(state.lowered.calls.size(), g->nodes.size());
   EXPECT_TRUE(state.program.ops.empty());
   run_pipeline(state, PipelineOptions{}, "");
