@@ -21,8 +21,9 @@
 #include <string>
 #include <vector>
 
+#include "driver/pipeline.h"
 #include "fold/fold.h"
-#include "import/onnx_importer.h"
+#include "onnx/onnx_importer.h"
 
 namespace {
 
@@ -227,7 +228,14 @@ int run(const std::string& file, bool gc) {
   FoldOptions fo;
   fo.gc = gc;
   fo.size_limit_bytes = int64_t(1) << 30;
-  FoldReport r = fold_and_simplify(*graph, fo);
+  // The settle pass of the compile pipeline (driver/pipeline.h): folding and what
+  // alternates with it, as `kiln compile` runs them.
+  PipelineOptions po;
+  po.fold_options = fo;
+  PipelineState state;
+  state.graph = graph.get();
+  run_pipeline(state, po, "settle");
+  const FoldReport& r = state.fold_report;
   auto t2 = std::chrono::steady_clock::now();
   long fold_hwm = status_kb("VmHWM:");
   // What emission does with every constant: round it to its bytes (block by block).

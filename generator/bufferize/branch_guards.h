@@ -1,7 +1,7 @@
 // Which ops need to run only on one side of a run-time If.
 //
 // An If on run-time data is flattened into both branches plus one KilnSelect
-// (cond, then_value, else_value) per output (import/control_flow.h). A node whose
+// (cond, then_value, else_value) per output (controlflow/control_flow.h). A node whose
 // results are needed, directly or through other such nodes, only by the then side
 // of KilnSelects on `cond` computes nothing anyone reads when `cond` is false, so it
 // runs under `if (cond)`; likewise for the else side. This is derived from the

@@ -5,6 +5,7 @@
 #include <climits>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "util/error.h"
 
@@ -27,7 +28,8 @@ namespace {
 // buffer (and byte offset) that holds it; views map to their source's buffer.
 class Bufferizer {
  public:
-  Bufferizer(const Graph& g, const BufferizeOptions& o) : g_(g), opt_(o) {}
+  Bufferizer(const Graph& g, const LoweredGraph& lowered, const BufferizeOptions& o)
+      : g_(g), opt_(o), calls_(lowered.calls) {}
 
   BufferizedProgram run() {
     for (size_t k = 0; k < g_.inputs.size(); ++k) {
@@ -63,14 +65,14 @@ class Bufferizer {
     if (r.buffer >= 0) holders_[r.buffer].push_back(v);
   }
 
-  // Lowers every node once, numbers the schedule, finds each value's last use and
-  // plans Concat placement: which producers write straight into their slice.
+  // Numbers the schedule, finds each value's last use and plans Concat placement:
+  // which producers write straight into their slice.
   void analyse() {
     guards_ = branch_guards(g_);
     int64_t i = 0;
     for (const auto& n : g_.nodes) {
       step_of_[n.get()] = i++;
-      calls_[n.get()] = lower_node(*n);
+      if (!calls_.count(n.get())) throw std::logic_error(n->describe() + " was not lowered before bufferization");
     }
     for (const auto& vp : g_.values()) {
       const Value* v = vp.get();
@@ -417,8 +419,8 @@ class Bufferizer {
 
 }  // namespace
 
-BufferizedProgram bufferize(const Graph& g, const BufferizeOptions& options) {
-  return Bufferizer(g, options).run();
+BufferizedProgram bufferize(const Graph& g, const LoweredGraph& lowered, const BufferizeOptions& options) {
+  return Bufferizer(g, lowered, options).run();
 }
 
 }  // namespace kiln

@@ -65,8 +65,9 @@ struct BufferizeOptions {
   bool in_place = true;     // element-wise ops may overwrite an input they are the last user of
 };
 
-// Lowers every node (lower_node) and assigns buffers. Throws CompileError.
-BufferizedProgram bufferize(const Graph& g, const BufferizeOptions& options = {});
+// Assigns buffers to the lowered graph (`lowered`: lower_graph(g), lower/lowering.h).
+// Throws CompileError.
+BufferizedProgram bufferize(const Graph& g, const LoweredGraph& lowered, const BufferizeOptions& options = {});
 
 const char* buffer_kind_name(BufferKind k);
 

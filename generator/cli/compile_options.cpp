@@ -2,10 +2,33 @@
 
 #include <sstream>
 
-#include "sequence/sequence_io.h"
+#include "cli/pool_flags.h"
 #include "util/error.h"
 
 namespace kiln {
+
+namespace {
+
+Shape parse_dims(const std::string& text, const std::string& spec) {
+  Shape shape;
+  if (text.empty()) return shape;  // a scalar element
+  std::stringstream dims(text);
+  std::string d;
+  while (std::getline(dims, d, ',')) {
+    try {
+      size_t used = 0;
+      long long v = std::stoll(d, &used);
+      if (used != d.size() || v < 0) throw std::invalid_argument(d);
+      shape.push_back(v);
+    } catch (const std::exception&) {
+      throw CompileError("--sequence-input '" + spec + "': '" + d + "' is not a non-negative integer");
+    }
+  }
+  return shape;
+}
+
+}  // namespace
+
 
 // "x=1,3,224,224" -> ("x", {1,3,224,224}).
 std::pair<std::string, Shape> parse_input_shape(const std::string& spec) {
@@ -53,17 +76,61 @@ std::pair<std::string, std::vector<double>> parse_input_value(const std::string&
   return {spec.substr(0, eq), values};
 }
 
+// "x=3:2,4" -> ("x", {[2,4],[2,4],[2,4]}); "x=2,4;3" -> ("x", {[2,4],[3]});
+// "x=0:" -> ("x", {}) (an empty sequence).
+std::pair<std::string, std::vector<Shape>> parse_sequence_input_spec(const std::string& spec) {
+  auto eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw CompileError("--sequence-input '" + spec +
+                       "': expected NAME=COUNT:D0,D1,... or NAME=D0,D1;D0,D1;... (e.g. seq=3:2,4)");
+  const std::string name = spec.substr(0, eq), rest = spec.substr(eq + 1);
+  std::vector<Shape> shapes;
+  auto colon = rest.find(':');
+  if (colon != std::string::npos) {
+    int64_t count = -1;
+    try {
+      size_t used = 0;
+      count = std::stoll(rest.substr(0, colon), &used);
+      if (used != colon || count < 0) count = -1;
+    } catch (const std::exception&) {
+    }
+    if (count < 0) throw CompileError("--sequence-input '" + spec + "': the count before ':' must be a non-negative integer");
+    Shape s = parse_dims(rest.substr(colon + 1), spec);
+    shapes.assign(size_t(count), s);
+  } else {
+    std::stringstream parts(rest);
+    std::string part;
+    while (std::getline(parts, part, ';')) shapes.push_back(parse_dims(part, spec));
+    if (rest.empty()) throw CompileError("--sequence-input '" + spec + "': no element shape given (use NAME=0: for an empty sequence)");
+  }
+  return {name, shapes};
+}
+
 void add_compile_options(CLI::App* cmd, CompileOptions* o) {
   cmd->add_option("--module-name", o->module_name,
                   "C name prefix of the generated module (symbols kiln_<name>_*, macros KILN_<NAME>_*)")
       ->capture_default_str();
-  cmd->add_option("--with-workspace-buffer", o->workspace_buffers,
-                  "a workspace pool \"name=N;size=BYTES;align=A;section=S\" (repeatable; order is priority; "
+  cmd->add_option_function<std::vector<std::string>>(
+      "--with-workspace-buffer",
+      [o](const std::vector<std::string>& specs) {
+        for (const auto& s : specs)
+          add_user_pool(&o->workspace_pools, parse_pool_flag(s, planner::PoolKind::Workspace, "--with-workspace-buffer"));
+      },
+      "a workspace pool \"name=N;size=BYTES;align=A;section=S\" (repeatable; order is priority; "
                   "size is a hard capacity, a buffer that does not fit spills to the next pool)");
-  cmd->add_option("--with-parameter-buffer", o->parameter_buffers,
-                  "a parameter (constant) pool \"name=N;size=BYTES;align=A;section=S\" (repeatable)");
-  cmd->add_option("--pin", o->pins,
-                  "\"PATTERN=POOL[,POOL...]\": restrict buffers whose name matches the glob PATTERN to these pools");
+  cmd->add_option_function<std::vector<std::string>>(
+      "--with-parameter-buffer",
+      [o](const std::vector<std::string>& specs) {
+        for (const auto& s : specs)
+          add_user_pool(&o->parameter_pools, parse_pool_flag(s, planner::PoolKind::Parameter, "--with-parameter-buffer"));
+      },
+      "a parameter (constant) pool \"name=N;size=BYTES;align=A;section=S\" (repeatable)");
+  cmd->add_option_function<std::vector<std::string>>(
+      "--pin",
+      [o](const std::vector<std::string>& specs) {
+        for (const auto& s : specs) o->pins.push_back(parse_pin_flag(s));
+      },
+      "\"PATTERN=POOL[,POOL...]\": restrict buffers whose name matches the glob PATTERN to these pools");
   cmd->add_option("--memory-planner", o->memory_planner,
                   "auto | greedy-by-size | greedy-by-conflicts | greedy-by-area | greedy-by-lifetime | hill-climb | exact")
       ->capture_default_str();

@@ -5,9 +5,8 @@
 #include <memory>
 
 #include "cli/compile_options.h"
-#include "driver/compile.h"
-#include "fold/fold.h"
-#include "import/onnx_importer.h"
+#include "driver/pipeline.h"
+#include "onnx/onnx_importer.h"
 #include "tflite/tflite_importer.h"
 #include "util/error.h"
 
@@ -64,19 +63,25 @@ void add_inspect_command(CLI::App& app) {
     print_values("output", graph->outputs);
     std::cout << "operators (" << graph->nodes.size() << "):" << op_histogram(*graph) << "\n";
     if (!args->fold) return;
-    FoldOptions fo;
-    fo.size_limit_bytes = args->fold_size_limit;
-    fo.gc = args->gc;
-    // The same rounds as `kiln compile` (driver/compile.h).
-    FoldReport r = settle_graph(*graph, true, fo);
-    std::cout << fold_report_details(r);
-    std::cout << "operators after folding (" << graph->nodes.size() << "):" << op_histogram(*graph) << "\n";
-    // Quantized models: what `kiln compile` makes of their QDQ groups (quant/qdq_rewrite.h).
-    quant::QdqReport qr = quant::rewrite_quantized_graph(*graph, qdq_options_from_lowerings());
-    if (!qr.quantized_model) return;
-    std::cout << quant::qdq_report_summary(qr);
-    std::cout << "operators after the integer rewrite (" << graph->nodes.size() << "):" << op_histogram(*graph)
-              << "\n";
+    // The passes of `kiln compile` (driver/pipeline.h) up to the integer rewrite,
+    // showing what each did.
+    PipelineOptions po;
+    po.fold_options.size_limit_bytes = args->fold_size_limit;
+    po.fold_options.gc = args->gc;
+    PipelineState state;
+    state.graph = graph.get();
+    run_pipeline(state, po, "quantize", [](const Pass& pass, const PipelineState& s) {
+      if (pass.name == "settle") {
+        std::cout << fold_report_details(s.fold_report);
+        std::cout << "operators after folding (" << s.graph->nodes.size() << "):" << op_histogram(*s.graph) << "\n";
+      }
+      // Quantized models: what `kiln compile` makes of their QDQ groups (quant/qdq_rewrite.h).
+      if (pass.name == "quantize" && s.quant_report.quantized_model) {
+        std::cout << quant::qdq_report_summary(s.quant_report);
+        std::cout << "operators after the integer rewrite (" << s.graph->nodes.size() << "):"
+                  << op_histogram(*s.graph) << "\n";
+      }
+    });
   });
 }
 

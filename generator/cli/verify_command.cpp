@@ -9,10 +9,10 @@
 #include <memory>
 
 #include "cli/compile_options.h"
-#include "import/tensor_proto.h"
-#include "import/test_data_shapes.h"
+#include "onnx/tensor_proto.h"
+#include "onnx/test_data_shapes.h"
 #include "ir/graph.h"
-#include "sequence/sequence_io.h"
+#include "onnx/sequence_test_data.h"
 #include "tflite/tflite_file.h"
 #include "util/error.h"
 #include "util/progress.h"

@@ -1,6 +1,5 @@
 #include "driver/compile.h"
 
-#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -10,23 +9,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bufferize/bufferize.h"
 #include "driver/memory_plan.h"
+#include "driver/pipeline.h"
+#include "lower/lowering.h"
 #include "emit/c_names.h"
 #include "emit/emitter.h"
 #include "emit/model_library_format.h"
-#include "fold/fold.h"
-#include "import/control_flow.h"
-#include "import/node_shape_inference.h"
-#include "import/node_validation.h"
-#include "import/onnx_importer.h"
-#include "lower/lowering.h"
+#include "onnx/onnx_importer.h"
 #include "planner/dsa_search.h"
 #include "planner/plan_report.h"
 #include "planner/pool_spec.h"
-#include "quant/qdq_rewrite.h"
-#include "sequence/resolve_sequences.h"
-#include "sequence/runtime_sequences.h"
 #include "tflite/tflite_importer.h"
 #include "util/error.h"
 #include "util/progress.h"
@@ -48,13 +40,11 @@ void check_options(const CompileOptions& o) {
   if (o.output_dir.empty()) throw CompileError("no output folder given (-o DIR)");
 }
 
-// User pools from the flags, then an internal pool of each kind the user did not name.
+// User pools, then an internal pool of each kind the user did not name.
 std::vector<planner::Pool> make_pools(const CompileOptions& o) {
   std::vector<planner::Pool> pools;
-  for (const auto& s : o.workspace_buffers)
-    pools.push_back(planner::parse_pool_spec(s, planner::PoolKind::Workspace, "--with-workspace-buffer"));
-  for (const auto& s : o.parameter_buffers)
-    pools.push_back(planner::parse_pool_spec(s, planner::PoolKind::Parameter, "--with-parameter-buffer"));
+  for (const auto& p : o.workspace_pools) pools.push_back(p);
+  for (const auto& p : o.parameter_pools) pools.push_back(p);
   planner::check_pool_names(pools);
   auto has = [&](planner::PoolKind k) {
     for (const auto& p : pools)
@@ -76,20 +66,6 @@ void write_text(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);
   if (!out) throw CompileError("cannot write '" + p.string() + "'");
   out << text;
-}
-
-// Folding may run more than once (see compile_model); the report covers all rounds.
-void fold_report_accumulate(FoldReport& total, const FoldReport& r) {
-  total.nodes_after = r.nodes_after;
-  total.constant_bytes_after = r.constant_bytes_after;
-  for (const auto& [k, v] : r.folded) total.folded[k] += v;
-  for (const auto& [k, v] : r.rewritten) total.rewritten[k] += v;
-  for (const auto& n : r.skipped_by_size_limit)  // a node skipped once is skipped again in later rounds
-    if (std::find(total.skipped_by_size_limit.begin(), total.skipped_by_size_limit.end(), n) ==
-        total.skipped_by_size_limit.end())
-      total.skipped_by_size_limit.push_back(n);
-  total.rewrite_cap_reached |= r.rewrite_cap_reached;
-  total.seconds += r.seconds;
 }
 
 // A failed compile must leave nothing behind: the module is written into a
@@ -148,35 +124,19 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
                              bool write) {
   const LoweringTargetScope target(lowering_target_for_mcpu(o.mcpu));
   std::vector<planner::Pool> pools = make_pools(o);
-  progress_stage(o.fold ? "folding constants and inferring shapes" : "inferring shapes");
-
-  FoldOptions fo;
-  fo.size_limit_bytes = o.fold_size_limit;
-  FoldReport fold_report = settle_graph(*graph, o.fold, fo);
-  require_sequences_resolved(*graph);
-  check_constant_indices(*graph);
-
-  try {
-    require_static_shapes(*graph);
-  } catch (const CompileError& e) {
-    if (o.fold) throw;
-    throw CompileError(std::string(e.what()) + "; note: --no-fold is set, and shapes computed by the model " +
-                       "(Shape -> Gather -> Concat -> Reshape chains) are only known after folding");
-  }
-
-  // Quantized (QDQ) groups become integer ops, after folding (which leaves
-  // DequantizeLinear of constant weights alone, so the weights stay int8).
-  quant::QdqReport quant_report;
-  if (o.integer_quantized) {
-    progress_stage("rewriting quantized groups to integer ops");
-    quant_report = quant::rewrite_quantized_graph(*graph, qdq_options_from_lowerings());
-  }
-
-  progress_stage("lowering and bufferizing");
-  BufferizeOptions bo;
-  bo.alias_views = o.alias_views;
-  bo.in_place = o.in_place;
-  BufferizedProgram program = bufferize(*graph, bo);
+  // The passes up to a bufferized program (driver/pipeline.h), then planning and emission.
+  PipelineOptions po;
+  po.fold = o.fold;
+  po.fold_options.size_limit_bytes = o.fold_size_limit;
+  po.integer_quantized = o.integer_quantized;
+  po.bufferize.alias_views = o.alias_views;
+  po.bufferize.in_place = o.in_place;
+  PipelineState state;
+  state.graph = graph.get();
+  run_pipeline(state, po);
+  const FoldReport& fold_report = state.fold_report;
+  const quant::QdqReport& quant_report = state.quant_report;
+  const BufferizedProgram& program = state.program;
 
   progress_stage("planning memory (" + std::to_string(program.buffers.size()) + " buffers)");
   planner::set_search_progress_hook(&progress_fraction);  // the exact search's share of its budget
@@ -242,48 +202,6 @@ ImportOptions import_options_for(const CompileOptions& o) {
 }
 
 }  // namespace
-
-FoldReport settle_graph(Graph& graph, bool fold, const FoldOptions& fold_options) {
-  FoldReport fold_report;
-  // Values whose shape depends on a computed constant get their shape once folding
-  // has computed it; that may unlock more folding (a Shape of the new value), or
-  // decide an If, so these alternate until nothing changes. Each round resolves at
-  // least one node, so this ends after at most as many rounds as there are nodes.
-  for (size_t round = 0;; ++round) {
-    if (fold) {
-      FoldReport r = fold_and_simplify(graph, fold_options);
-      if (round == 0) fold_report = r;
-      else fold_report_accumulate(fold_report, r);
-    }
-    // Sequence ops are resolved as soon as their positions are folded to constants
-    // (sequence/resolve_sequences.h); the elements they expose may unlock more.
-    const size_t sequences = resolve_sequences(graph);
-    // An If whose condition folding made constant becomes its taken branch.
-    const size_t decided = expand_deferred_ifs(graph, false);
-    if (infer_unknown_shapes(graph) == 0 && sequences == 0 && decided == 0) {
-      // Settled: an If still undecided runs both branches (and may unlock more); a
-      // position still computed at run time makes its sequence a run-time table
-      // (sequence/runtime_sequences.h); the rest resolves as above.
-      if (expand_deferred_ifs(graph, true) > 0) continue;
-      if (resolve_runtime_positions(graph) == 0) break;
-    }
-  }
-  return fold_report;
-}
-
-quant::QdqOptions qdq_options_from_lowerings() {
-  quant::QdqOptions qo;
-  qo.has_kernel = [](const std::string& op) { return has_lowering(op); };
-  qo.refuses = [](const Node& n) -> std::optional<std::string> {
-    try {
-      lower_node(n);
-      return std::nullopt;
-    } catch (const CompileError& e) {
-      return std::string(e.what());
-    }
-  };
-  return qo;
-}
 
 CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o) {
   check_options(o);

@@ -49,7 +49,7 @@ MemoryPlan plan_program_memory(const BufferizedProgram& program, const MemoryPla
   MemoryPlan mp;
   mp.problem.pools = options.pools;
   std::vector<planner::PinRule> pins;
-  for (const auto& p : options.pins) pins.push_back(planner::parse_pin(p, mp.problem.pools));
+  for (const auto& p : options.pins) pins.push_back(planner::resolve_pin(p, mp.problem.pools));
 
   std::vector<int> workspace_pools, parameter_pools;
   for (size_t i = 0; i < mp.problem.pools.size(); ++i)

@@ -9,6 +9,7 @@
 #include "bufferize/bufferize.h"
 #include "emit/emitter.h"
 #include "planner/planner.h"
+#include "planner/pool_spec.h"
 
 namespace kiln {
 
@@ -22,7 +23,7 @@ struct MemoryPlan {
 
 struct MemoryPlanOptions {
   std::vector<planner::Pool> pools;     // workspace and parameter pools, in priority order per kind
-  std::vector<std::string> pins;        // raw --pin flags
+  std::vector<planner::PinRequest> pins;  // buffers restricted to some pools
   // --io-in-workspace: graph inputs and outputs are planned into the workspace
   // pools too (inputs live from step 0 to their last use, outputs from their
   // first write to the end of the run) instead of staying in caller buffers.
@@ -30,7 +31,7 @@ struct MemoryPlanOptions {
   planner::PlannerOptions planner;
 };
 
-// Throws CompileError when some buffer fits no pool (naming it), or for a bad --pin.
+// Throws CompileError when some buffer fits no pool (naming it), or for a pin naming no pool.
 MemoryPlan plan_program_memory(const BufferizedProgram& program, const MemoryPlanOptions& options);
 
 }  // namespace kiln

@@ -7,9 +7,8 @@
 #include <unordered_set>
 
 #include "fold/constant_pool.h"
-#include "fold/evaluate.h"
+#include "eval/evaluate.h"
 #include "fold/rewrites.h"
-#include "import/node_shape_inference.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -100,7 +99,7 @@ FoldReport fold_and_simplify(Graph& g, const FoldOptions& options) {
     // its users can fold in this same pass.
     bool pending = false;
     for (Value* o : n->outputs) pending |= !o->shape_known && (!o->users.empty() || o->is_graph_output);
-    if (pending && infer_node_shapes(*n)) {
+    if (pending && options.infer_shapes && options.infer_shapes(*n)) {
       r.shapes_inferred++;
       for (Node* u : users) requeue(u);
     }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,6 +24,11 @@ struct FoldOptions {
   int64_t size_limit_bytes = 1 << 20;  // a fold may not create a constant bigger than this (and than its inputs)
   bool gc = true;                      // release dead constants during and after the pass
   int max_rewrites = 100000;           // hard cap: the pass always terminates
+  // Per-node shape inference, run on a node whose output shape is still unknown once
+  // folding has changed its inputs (a Reshape by a folded shape), so its users fold in
+  // the same pass: true when it inferred every output. The pipeline passes the ONNX
+  // layer's (onnx/node_shape_inference.h); empty: no inference inside the pass.
+  std::function<bool(Node&)> infer_shapes;
 };
 
 struct FoldReport {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "fold/evaluate.h"
+#include "eval/evaluate.h"
 #include "util/error.h"
 
 namespace kiln {

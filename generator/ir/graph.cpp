@@ -62,6 +62,18 @@ ConstantPtr Node::attr_tensor(const std::string& k) const {
   return v ? *v : nullptr;
 }
 
+Graph* Node::attr_graph(const std::string& k) const {
+  auto* v = get_attr<GraphPtr>(attrs, k, *this);
+  return v ? v->get() : nullptr;
+}
+
+size_t Node::own_input_count() const {
+  auto it = attrs.find("captured");
+  const auto* names = it == attrs.end() ? nullptr : std::get_if<std::vector<std::string>>(&it->second);
+  const size_t captured = names ? names->size() : 0;
+  return captured <= inputs.size() ? inputs.size() - captured : 0;
+}
+
 std::string Node::describe() const { return op_type + " '" + name + "'"; }
 
 Value* Graph::add_value(std::string name, DType dtype, Shape shape) {

@@ -25,6 +25,12 @@ int64_t shape_elements(const Shape& s);  // product of dims; 1 for a scalar
 std::string shape_str(const Shape& s);   // "[1,3,32,32]"
 
 class Node;
+class Graph;
+
+// A subgraph held by its node as an attribute: an If branch, a Loop / Scan /
+// SequenceMap body. It is an ordinary Graph: `inputs` are its formal parameters,
+// `outputs` its results, and `captures` the values of enclosing scopes it reads.
+using GraphPtr = std::shared_ptr<Graph>;
 
 struct Value {
   std::string name;
@@ -32,7 +38,7 @@ struct Value {
   Shape shape;
   // False while the shape is not known yet: an intermediate value whose shape
   // depends on a constant that folding has still to compute (see
-  // import/node_shape_inference.h). `shape` is meaningless then. After folding
+  // onnx/node_shape_inference.h). `shape` is meaningless then. After folding
   // every used value has a known shape, or the compile fails naming its node.
   bool shape_known = true;
   Node* producer = nullptr;    // null for graph inputs and constants
@@ -51,7 +57,7 @@ struct Value {
 };
 
 using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>,
-                               std::vector<double>, std::vector<std::string>, ConstantPtr>;
+                               std::vector<double>, std::vector<std::string>, ConstantPtr, GraphPtr>;
 
 class Node {
  public:
@@ -70,6 +76,11 @@ class Node {
   std::vector<int64_t> attr_ints(const std::string& k, std::vector<int64_t> dflt = {}) const;
   std::vector<double> attr_floats(const std::string& k, std::vector<double> dflt = {}) const;
   ConstantPtr attr_tensor(const std::string& k) const;  // null if absent
+  Graph* attr_graph(const std::string& k) const;        // a subgraph; null if absent
+  // A node holding subgraphs that read values of this scope takes them as its last
+  // inputs, in the order of its attribute "captured" (their names in the subgraphs);
+  // how many leading inputs are the operator's own.
+  size_t own_input_count() const;
 
   // The input at `i`, or nullptr when absent (past the end or omitted).
   Value* input(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
@@ -107,6 +118,9 @@ class Graph {
   std::list<std::unique_ptr<Node>> nodes;  // topological schedule
   std::vector<SequenceInterface> sequence_io;  // sequence-typed graph inputs/outputs, in order
   std::vector<BoundInput> bound_inputs;        // inputs given a value at compile time, in order
+  // A subgraph's stand-ins for the values of enclosing scopes it reads: no producer,
+  // named as the outer value (see Node::own_input_count). Empty for a model's graph.
+  std::vector<Value*> captures;
 
   Value* add_value(std::string name, DType dtype, Shape shape);
   Value* find_value(const std::string& name) const;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
@@ -20,45 +21,61 @@ std::map<std::string, LowerFn>& registry() {
   return r;
 }
 
-// Static registrars in a static library may be dropped by the linker, so every
-// op file also exposes a function that registers its ops; they are all called
-// here once, on first use.
+// Every lowering Kiln has, registered once on first use: one entry per op file of
+// lower/ops/ (declared in lower/ops/ops.h). This list is the only place that
+// registers lowerings.
+void register_all_lowerings() {
+  register_elementwise_lowerings();
+  register_unary_math_lowerings();
+  register_logic_lowerings();
+  register_compare_lowerings();
+  register_cast_lowerings();
+  register_where_lowerings();
+  register_shape_lowerings();
+  register_conv_lowerings();
+  register_conv_transpose_lowerings();
+  register_quantized_conv_lowerings();
+  register_quantize_lowerings();
+  register_resize_lowerings();
+  register_gemm_lowerings();
+  register_pool_lowerings();
+  register_layout_lowerings();
+  register_normalization_lowerings();
+  register_reduce_lowerings();
+  register_softmax_lowerings();
+  register_slice_lowerings();
+  register_pad_lowerings();
+  register_indexing_lowerings();
+  register_scatter_lowerings();
+  register_generate_lowerings();
+  register_selection_lowerings();
+  register_rnn_lowerings();
+  register_einsum_lowerings();
+  register_det_lowerings();
+  register_control_flow_lowerings();
+  register_sequence_runtime_lowerings();
+  register_loss_lowerings();
+  register_optimizer_lowerings();
+  register_text_lowerings();
+  register_misc_lowerings();
+  register_sample_lowerings();
+  register_signal_lowerings();
+  register_qnn_conv_lowerings();
+  register_qnn_fully_connected_lowerings();
+  register_qnn_pool_lowerings();
+  register_qnn_elementwise_lowerings();
+  register_qnn_lookup_lowerings();
+  register_qnn_softmax_lowerings();
+  register_qnn_quantize_lowerings();
+  register_qnn_mean_lowerings();
+  register_qnn_resize_lowerings();
+  register_qnn_batch_matmul_lowerings();
+  register_qnn_lstm_lowerings();
+}
+
 void ensure_registered() {
   static bool done = [] {
-    register_elementwise_lowerings();
-    register_conv_lowerings();
-    register_gemm_lowerings();
-    register_pool_lowerings();
-    register_layout_lowerings();
-    register_normalization_lowerings();
-    register_reduce_lowerings();
-    register_softmax_lowerings();
-    register_slice_lowerings();
-    register_pad_lowerings();
-    register_indexing_lowerings();
-    register_scatter_lowerings();
-    register_generate_lowerings();
-    register_selection_lowerings();
-    register_rnn_lowerings();
-    register_einsum_lowerings();
-    register_det_lowerings();
-    register_control_flow_lowerings();
-    register_sequence_runtime_lowerings();
-    register_misc_lowerings();
-    register_loss_lowerings();
-    register_optimizer_lowerings();
-    register_text_lowerings();
-    register_qnn_conv_lowerings();
-    register_qnn_fully_connected_lowerings();
-    register_qnn_pool_lowerings();
-    register_qnn_elementwise_lowerings();
-    register_qnn_lookup_lowerings();
-    register_qnn_softmax_lowerings();
-    register_qnn_quantize_lowerings();
-    register_qnn_mean_lowerings();
-    register_qnn_resize_lowerings();
-    register_qnn_batch_matmul_lowerings();
-    register_qnn_lstm_lowerings();
+    register_all_lowerings();
     return true;
   }();
   (void)done;
@@ -71,10 +88,14 @@ std::string registry_key(const std::string& domain, const std::string& op_type) 
   return domain.empty() || domain == "ai.onnx" ? op_type : domain + "::" + op_type;
 }
 
-void register_lowering(const std::string& op_type, LowerFn fn) { registry()[op_type] = std::move(fn); }
+void register_lowering(const std::string& op_type, LowerFn fn) {
+  if (!registry().emplace(op_type, std::move(fn)).second)
+    throw std::logic_error("two lowerings registered for '" + op_type + "'");
+}
 
 void register_domain_lowering(const std::string& domain, const std::string& op_type, LowerFn fn) {
-  registry()[registry_key(domain, op_type)] = std::move(fn);
+  if (!registry().emplace(registry_key(domain, op_type), std::move(fn)).second)
+    throw std::logic_error("two lowerings registered for '" + registry_key(domain, op_type) + "'");
 }
 
 bool has_lowering(const std::string& op_type) {
@@ -98,6 +119,12 @@ KernelCall lower_node(const Node& node) {
   if (it == registry().end())
     throw CompileError(node.describe() + ": operator '" + node.op_type + "' is not supported by Kiln");
   return it->second(node);
+}
+
+LoweredGraph lower_graph(const Graph& graph) {
+  LoweredGraph lowered;
+  for (const auto& n : graph.nodes) lowered.calls.emplace(n.get(), lower_node(*n));
+  return lowered;
 }
 
 std::string c_float(double v) {

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -69,8 +70,9 @@ struct KernelCall {
 
 using LowerFn = std::function<KernelCall(const Node&)>;
 
-// Registers a lowering for an op type (default ONNX domain). Each file in
-// lower/ops/ registers its ops through a static KILN_REGISTER_LOWERING.
+// Registers a lowering for an op type (default ONNX domain). Called by the
+// registration function of each op file in lower/ops/ (listed in lower/ops/ops.h and
+// called, all of them, from one list in lowering.cpp).
 void register_lowering(const std::string& op_type, LowerFn fn);
 // Registers a lowering for an op of another domain (e.g. ai.onnx.preview.training).
 void register_domain_lowering(const std::string& domain, const std::string& op_type, LowerFn fn);
@@ -80,6 +82,13 @@ void register_domain_lowering(const std::string& domain, const std::string& op_t
 KernelCall lower_node(const Node& node);
 bool has_lowering(const std::string& op_type);
 std::vector<std::string> supported_ops();
+
+// The lowering pass: the kernel call of every node of `graph` (lower_node), in
+// schedule order. Bufferization (bufferize/bufferize.h) takes it from here.
+struct LoweredGraph {
+  std::map<const Node*, KernelCall> calls;
+};
+LoweredGraph lower_graph(const Graph& graph);
 
 // What the lowerings may know of the target CPU to choose a kernel's form (for
 // one compilation, from CompileOptions::mcpu). `mve`: the CPU has the M-profile
@@ -112,13 +121,4 @@ class LoweringTargetScope {
 std::string c_float(double v);            // round-trippable float literal: "0.5f", "-INFINITY"
 std::string c_int_array(const std::vector<int64_t>& v);  // "{1, 2, 3}"
 
-struct LoweringRegistrar {
-  LoweringRegistrar(const char* op_type, LowerFn fn) { register_lowering(op_type, std::move(fn)); }
-};
-
 }  // namespace kiln
-
-#define KILN_CONCAT_INNER(a, b) a##b
-#define KILN_CONCAT(a, b) KILN_CONCAT_INNER(a, b)
-#define KILN_REGISTER_LOWERING(op, fn) \
-  static ::kiln::LoweringRegistrar KILN_CONCAT(kiln_lowering_registrar_, __LINE__)(op, fn)

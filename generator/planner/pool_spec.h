@@ -1,5 +1,6 @@
-// Parsing the pool flags (--with-workspace-buffer, --with-parameter-buffer) and
-// --pin rules. Errors name the flag and the field.
+// Pools and pin rules as the planner takes them. The flags' syntax
+// (--with-workspace-buffer "name=..;size=..", --pin "PATTERN=POOL,...") is parsed in
+// cli/pool_flags.h; the planner knows none of it.
 #pragma once
 
 #include <string>
@@ -9,21 +10,26 @@
 
 namespace kiln::planner {
 
-// "name=sram;size=64K;align=16;section=.bss.sram;target=c" -> Pool. `flag` is the
-// flag's name for messages. size accepts bytes or K/KiB/M/MiB suffixes. Throws
-// PlanError naming the flag and the bad field.
-Pool parse_pool_spec(const std::string& spec, PoolKind kind, const std::string& flag);
-
-// Throws PlanError when two pools of one kind share a name.
+// Throws PlanError when two pools of one kind share a name, or a user pool is
+// named 'internal'.
 void check_pool_names(const std::vector<Pool>& pools);
+
+// A request to restrict buffers whose name matches `pattern` to the named pools, in
+// priority order. `origin` says where it came from, for messages (e.g. the flag).
+struct PinRequest {
+  std::string pattern;             // glob: '*' any run, '?' any one character
+  std::vector<std::string> pools;  // pool names
+  std::string origin;
+};
 
 struct PinRule {
   std::string pattern;     // glob: '*' any run, '?' any one character
   std::vector<int> pools;  // indices into the pool list, in priority order
 };
 
-// "conv1*=dtcm,sram" -> PinRule. Pool names must exist (of either kind).
-PinRule parse_pin(const std::string& spec, const std::vector<Pool>& pools);
+// The rule of `request` over `pools`: every name must be a pool (of either kind);
+// throws PlanError naming the request's origin otherwise.
+PinRule resolve_pin(const PinRequest& request, const std::vector<Pool>& pools);
 bool glob_match(const std::string& pattern, const std::string& text);
 // Restricts `b`'s candidates to the rule's pools of the buffer's own pool kind
 // when its name matches; a rule naming no pool of that kind leaves it untouched.

@@ -1,13 +1,10 @@
 #include "sequence/resolve_sequences.h"
 
-#include <onnx/onnx_pb.h>
-
 #include <algorithm>
 #include <iterator>
 #include <map>
 #include <optional>
 
-#include "import/tensor_proto.h"
 #include "sequence/sequence_graph.h"
 #include "util/error.h"
 
@@ -41,110 +38,62 @@ int64_t normalize_position(int64_t p, int64_t n, bool allow_end, const Node* nod
   return q;
 }
 
-AttrValue body_attribute(const onnx::AttributeProto& a, const std::string& who) {
-  using A = onnx::AttributeProto;
-  switch (a.type()) {
-    case A::INT: return int64_t(a.i());
-    case A::FLOAT: return double(a.f());
-    case A::STRING: return a.s();
-    case A::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
-    case A::FLOATS: return std::vector<double>(a.floats().begin(), a.floats().end());
-    case A::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
-    case A::TENSOR: return constant_from_tensor_proto(a.t(), {}, who + " attribute '" + a.name() + "'");
-    default:
-      throw CompileError(who + ": attribute '" + a.name() + "' of type " + A::AttributeType_Name(a.type()) +
-                         " is not supported inside a SequenceMap body");
-  }
-}
-
-// Imports one instance of a SequenceMap body before `pos`, its inputs bound to
-// `bound`. Intermediate values start with an unknown shape (a body's shapes may be
-// symbolic, differing per element); the driver's shape inference settles them.
-std::vector<Value*> unroll_body(Graph& g, NodeIt pos, const onnx::GraphProto& body, const std::vector<Value*>& bound,
-                                const std::string& prefix, const std::string& who) {
-  if (size_t(body.input_size()) != bound.size())
-    throw CompileError(who + ": the body takes " + std::to_string(body.input_size()) + " inputs; the node gives " +
+// Imports one instance of a SequenceMap body (an IR subgraph, onnx/graph_conversion.h)
+// before `pos`, its inputs bound to `bound` and the outer values it reads to
+// `captured` (by name). Intermediate values keep the types ONNX's inference gave the
+// body where they are static, else start with an unknown shape (a body's shapes may
+// be symbolic, differing per element); the driver's shape inference settles them.
+std::vector<Value*> unroll_body(Graph& g, NodeIt pos, const Graph& body, const std::vector<Value*>& bound,
+                                const std::map<std::string, Value*>& captured, const std::string& prefix,
+                                const std::string& who) {
+  if (body.inputs.size() != bound.size())
+    throw CompileError(who + ": the body takes " + std::to_string(body.inputs.size()) + " inputs; the node gives " +
                        std::to_string(bound.size()));
-  std::map<std::string, Value*> local;
-  for (int i = 0; i < body.input_size(); ++i) local[body.input(i).name()] = bound[size_t(i)];
-  for (const auto& t : body.initializer()) {
-    auto c = constant_from_tensor_proto(t, {}, who + " body initializer '" + t.name() + "'");
-    local[t.name()] = constant_value(g, prefix + t.name(), c);
+  std::map<const Value*, Value*> local;
+  for (size_t i = 0; i < body.inputs.size(); ++i) local[body.inputs[i]] = bound[i];
+  for (const Value* c : body.captures) {
+    auto it = captured.find(c->name);
+    if (it == captured.end()) throw CompileError(who + ": the body reads '" + c->name + "', which the node does not pass");
+    local[c] = it->second;
   }
-  std::map<std::string, const onnx::TypeProto*> types;
-  for (const auto& vi : body.value_info()) types[vi.name()] = &vi.type();
-  for (const auto& vi : body.output()) types[vi.name()] = &vi.type();
-  auto lookup = [&](const std::string& nm) -> Value* {
-    auto it = local.find(nm);
-    return it != local.end() ? it->second : g.find_value(nm);
-  };
-  int index = 0;
-  for (const auto& np : body.node()) {
-    const std::string name = prefix + (np.name().empty() ? np.op_type() + "_" + std::to_string(index) : np.name());
-    ++index;
-    const std::string nwho = np.op_type() + " '" + name + "'";
-    if (!np.domain().empty() && np.domain() != "ai.onnx")
-      throw CompileError(nwho + ": operator domain '" + np.domain() + "' is not supported");
-    if (np.op_type() == "Constant") {
-      if (np.attribute_size() != 1) throw CompileError(nwho + ": expected exactly one attribute");
-      const auto& a = np.attribute(0);
-      ConstantPtr c;
-      if (a.name() == "value") c = constant_from_tensor_proto(a.t(), {}, nwho);
-      else if (a.name() == "value_float") c = Constant::from_floats({}, {a.f()});
-      else if (a.name() == "value_floats") c = Constant::from_floats({int64_t(a.floats_size())}, {a.floats().begin(), a.floats().end()});
-      else if (a.name() == "value_int") c = Constant::from_int64s({}, {a.i()});
-      else if (a.name() == "value_ints") c = Constant::from_int64s({int64_t(a.ints_size())}, {a.ints().begin(), a.ints().end()});
-      else throw CompileError(nwho + ": Constant attribute '" + a.name() + "' is not supported");
-      local[np.output(0)] = constant_value(g, prefix + np.output(0), c);
+  for (const auto& v : body.values())  // initializers
+    if (v->constant && !v->producer) local[v.get()] = constant_value(g, prefix + v->name, v->constant);
+  for (const auto& bn : body.nodes) {
+    const Node& np = *bn;
+    const std::string name = prefix + np.name;
+    const std::string nwho = np.op_type + " '" + name + "'";
+    if (!np.domain.empty() && np.domain != "ai.onnx")
+      throw CompileError(nwho + ": operator domain '" + np.domain + "' is not supported");
+    if (np.op_type == "Constant") {
+      local[np.outputs[0]] = constant_value(g, prefix + np.outputs[0]->name, np.attr_tensor("value"));
       continue;
     }
+    for (const auto& [k, a] : np.attrs)
+      if (std::holds_alternative<GraphPtr>(a))
+        throw CompileError(nwho + ": attribute '" + k + "' of type GRAPH is not supported inside a SequenceMap body");
     std::vector<Value*> ins;
-    for (const auto& in : np.input()) {
-      if (in.empty()) {
-        ins.push_back(nullptr);
-        continue;
-      }
-      Value* v = lookup(in);
-      if (!v) throw CompileError(nwho + ": input '" + in + "' is not defined in the body or its scope");
-      ins.push_back(v);
-    }
-    while (!ins.empty() && ins.back() == nullptr) ins.pop_back();
+    for (const Value* in : np.inputs) ins.push_back(in ? local.at(in) : nullptr);
     std::vector<Value*> outs;
-    for (const auto& out : np.output()) {
-      Value* v = g.add_value(g.unique_name(prefix + (out.empty() ? np.op_type() + "_unused" : out)), DType::Undefined, {});
+    for (const Value* out : np.outputs) {
+      Value* v = g.add_value(g.unique_name(prefix + out->name), out->dtype, {});
       v->shape_known = false;
-      auto t = types.find(out);
-      if (t != types.end() && t->second->has_sequence_type()) {
-        v->is_sequence = true;
-        const auto& et = t->second->sequence_type().elem_type();
-        if (et.has_tensor_type() && dtype_is_known(et.tensor_type().elem_type())) v->dtype = DType(et.tensor_type().elem_type());
-      } else if (t != types.end() && t->second->has_tensor_type()) {
-        const auto& tt = t->second->tensor_type();
-        if (dtype_is_known(tt.elem_type())) v->dtype = DType(tt.elem_type());
-        bool fixed = tt.has_shape();
-        Shape s;
-        if (fixed)
-          for (const auto& d : tt.shape().dim()) {
-            if (!d.has_dim_value() || d.dim_value() < 0) fixed = false;
-            else s.push_back(d.dim_value());
-          }
-        if (fixed && v->dtype != DType::Undefined) {
-          v->shape = s;
-          v->shape_known = true;
-        }
+      v->is_sequence = out->is_sequence;
+      if (out->shape_known && !out->is_sequence && out->dtype != DType::Undefined) {
+        v->shape = out->shape;
+        v->shape_known = true;
       }
-      if (!out.empty()) local[out] = v;
+      local[out] = v;
       outs.push_back(v);
     }
-    Node* n = insert_before(g, pos, np.op_type(), name, ins, outs);
-    for (const auto& a : np.attribute()) n->attrs[a.name()] = body_attribute(a, nwho);
+    Node* n = insert_before(g, pos, np.op_type, name, ins, outs);
+    n->attrs = np.attrs;
   }
   std::vector<Value*> outs;
-  for (const auto& o : body.output()) {
-    Value* v = lookup(o.name());
-    if (!v) throw CompileError(who + ": body output '" + o.name() + "' is not produced");
-    if (v->is_sequence) throw CompileError(who + ": a body output that is a sequence is not supported");
-    outs.push_back(v);
+  for (const Value* o : body.outputs) {
+    auto it = local.find(o);
+    if (it == local.end()) throw CompileError(who + ": body output '" + o->name + "' is not produced");
+    if (it->second->is_sequence) throw CompileError(who + ": a body output that is a sequence is not supported");
+    outs.push_back(it->second);
   }
   return outs;
 }
@@ -242,7 +191,7 @@ class Resolver {
   }
 
   // KilnSelect(cond, a, b) of two sequences (an If whose branches return
-  // sequences, import/control_flow.cpp) -> one KilnSelect per element, the node
+  // sequences, controlflow/control_flow.cpp) -> one KilnSelect per element, the node
   // becoming the SequenceConstruct of the selected elements. Both lists must have
   // the same length and element shapes (known at compile time); waits until they
   // are resolved.
@@ -391,7 +340,9 @@ class Resolver {
     const std::string who = n->describe();
     std::optional<size_t> count;
     std::vector<std::optional<std::vector<Value*>>> lists;
-    for (Value* v : n->inputs) {
+    const size_t own = n->own_input_count();
+    for (size_t k = 0; k < own; ++k) {
+      Value* v = n->inputs[k];
       if (!v) throw CompileError(who + ": an omitted input is not supported");
       if (!v->is_sequence) {
         lists.push_back(std::nullopt);
@@ -406,18 +357,21 @@ class Resolver {
       lists.push_back(l);
     }
     if (!count) throw CompileError(who + ": the first input must be a sequence");
-    auto* body_bytes = n->has_attr("body") ? std::get_if<std::string>(&n->attrs.at("body")) : nullptr;
-    onnx::GraphProto body;
-    if (!body_bytes || !body.ParseFromString(*body_bytes)) throw CompileError(who + ": attribute 'body' is missing");
-    if (size_t(body.output_size()) != n->outputs.size())
-      throw CompileError(who + ": the body has " + std::to_string(body.output_size()) + " outputs; the node has " +
+    const Graph* body = n->has_attr("body") ? n->attr_graph("body") : nullptr;
+    if (!body) throw CompileError(who + ": attribute 'body' is missing");
+    if (body->outputs.size() != n->outputs.size())
+      throw CompileError(who + ": the body has " + std::to_string(body->outputs.size()) + " outputs; the node has " +
                          std::to_string(n->outputs.size()));
+    std::map<std::string, Value*> captured;
+    const std::vector<std::string> names = n->has_attr("captured") ? std::get<std::vector<std::string>>(n->attrs.at("captured"))
+                                                                   : std::vector<std::string>{};
+    for (size_t j = 0; j < names.size(); ++j) captured[names[j]] = n->inputs[own + j];
     const size_t before = g_.nodes.size();
     std::vector<std::vector<Value*>> out_lists(n->outputs.size());
     for (size_t i = 0; i < *count; ++i) {
       std::vector<Value*> bound;
-      for (size_t k = 0; k < n->inputs.size(); ++k) bound.push_back(lists[k] ? (*lists[k])[i] : n->inputs[k]);
-      auto outs = unroll_body(g_, it, body, bound, n->name + ".elem" + std::to_string(i) + ".", who);
+      for (size_t k = 0; k < own; ++k) bound.push_back(lists[k] ? (*lists[k])[i] : n->inputs[k]);
+      auto outs = unroll_body(g_, it, *body, bound, captured, n->name + ".elem" + std::to_string(i) + ".", who);
       for (size_t j = 0; j < outs.size(); ++j) out_lists[j].push_back(outs[j]);
     }
     std::vector<Value*> outputs = n->outputs;

@@ -2,7 +2,7 @@
 
 #include <mutex>
 
-#include "import/onnx_importer.h"
+#include "ir/opset.h"
 #include "tflite/import_context.h"
 #include "tflite/tflite_schema_generated.h"
 #include "util/error.h"
@@ -29,7 +29,7 @@ std::unique_ptr<Graph> import_tflite_model(const tflite::Model& model, const std
   graph->name = std::filesystem::path(file).stem().string();
   // The ONNX-style ops the importer emits follow the newest opset Kiln knows
   // (Squeeze/Unsqueeze/Split/Pad/Slice take their parameters as inputs).
-  graph->opset = kMaxOpset;
+  graph->opset = kIrOpset;
   tflite::ImportContext ctx(model, *graph, file);
 
   for (int t : model.inputs) {

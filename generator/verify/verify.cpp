@@ -14,9 +14,9 @@
 
 #include "emit/c_names.h"
 #include "emit/kernel_index.h"
-#include "import/tensor_proto.h"
+#include "onnx/tensor_proto.h"
 #include "ir/graph.h"
-#include "sequence/sequence_io.h"
+#include "onnx/sequence_test_data.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/process.h"

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "driver/compile.h"
-#include "import/tensor_proto.h"
-#include "sequence/sequence_io.h"
+#include "onnx/tensor_proto.h"
+#include "onnx/sequence_test_data.h"
 #include "ir/graph.h"
 #include "util/error.h"
 #include "verify/verify.h"

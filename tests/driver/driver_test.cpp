@@ -9,10 +9,12 @@
 #include "../support/expect_contains.h"
 #include "../import/model_builder.h"
 #include "bufferize/bufferize.h"
+#include "cli/pool_flags.h"
 #include "driver/compile.h"
 #include "driver/memory_plan.h"
+#include "driver/pipeline.h"
 #include "fold/fold.h"
-#include "import/onnx_importer.h"
+#include "onnx/onnx_importer.h"
 #include "lower/lowering.h"
 #include "planner/pool_spec.h"
 #include "util/error.h"
@@ -138,6 +140,27 @@ void expect_no_overlap(const BufferizedProgram& prog, const EmitPlan& plan) {
     }
 }
 
+// Every command runs one list of passes (driver/pipeline.h); lowering is its own
+// pass before bufferization.
+TEST(Driver, ThePipelineIsListedOnce) {
+  std::vector<std::string> names;
+  for (const Pass& p : pipeline_passes()) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"settle", "check", "quantize", "lower", "bufferize"}));
+  TempDir dir("driver");
+  fs::path model = tiny_cnn().write(dir / "tiny.onnx");
+  auto g = import_onnx(model);
+  PipelineState state;
+  state.graph = g.get();
+  std::vector<std::string> ran;
+  run_pipeline(state, PipelineOptions{}, "lower", [&](const Pass& p, const PipelineState&) { ran.push_back(p.name); });
+  EXPECT_EQ(ran, (std::vector<std::string>{"settle", "check", "quantize", "lower"}));
+  EXPECT_EQ(state.lowered.calls.size(), g->nodes.size());
+  EXPECT_TRUE(state.program.ops.empty());
+  run_pipeline(state, PipelineOptions{}, "");
+  EXPECT_FALSE(state.program.ops.empty());
+  EXPECT_THROW(run_pipeline(state, PipelineOptions{}, "no_such_pass"), std::logic_error);
+}
+
 class DriverPlan : public ::testing::TestWithParam<bool> {};
 
 // Parameter: alias_views (off turns the Flatten into a copy and adds a buffer).
@@ -148,7 +171,7 @@ TEST_P(DriverPlan, EveryBufferIsPlacedAndThePlanVerifies) {
   fold_and_simplify(*g, FoldOptions{});
   BufferizeOptions bo;
   bo.alias_views = GetParam();
-  BufferizedProgram prog = bufferize(*g, bo);
+  BufferizedProgram prog = bufferize(*g, lower_graph(*g), bo);
 
   // The Conv's im2col scratch is in the program.
   int scratch = 0;
@@ -193,12 +216,40 @@ TEST_P(DriverPlan, EveryBufferIsPlacedAndThePlanVerifies) {
 
 INSTANTIATE_TEST_SUITE_P(AliasViews, DriverPlan, ::testing::Bool());
 
+// The memory flags' syntax is the CLI's (cli/pool_flags.h): errors name the flag.
+TEST(Driver, PoolAndPinFlagsAreParsedByTheCli) {
+  planner::Pool p = parse_pool_flag("name=sram;size=64K;align=16;section=.bss.sram", planner::PoolKind::Workspace,
+                                    "--with-workspace-buffer");
+  EXPECT_EQ(p.name, "sram");
+  EXPECT_EQ(p.capacity.value_or(0), 64u * 1024u);
+  EXPECT_EQ(p.alignment, 16u);
+  EXPECT_EQ(p.section, ".bss.sram");
+  std::vector<planner::Pool> pools;
+  add_user_pool(&pools, p);
+  EXPECT_THROW(add_user_pool(&pools, p), planner::PlanError);
+  planner::PinRequest pin = parse_pin_flag("conv1*=dtcm, sram");
+  EXPECT_EQ(pin.pattern, "conv1*");
+  EXPECT_EQ(pin.pools, (std::vector<std::string>{"dtcm", "sram"}));
+  try {
+    parse_pin_flag("conv1*");
+    ADD_FAILURE() << "a pin without pools";
+  } catch (const planner::PlanError& e) {
+    EXPECT_CONTAINS(std::string(e.what()), "--pin \"conv1*\": expected PATTERN=POOL");
+  }
+  try {
+    parse_pool_flag("name=sram;size=lots", planner::PoolKind::Workspace, "--with-workspace-buffer");
+    ADD_FAILURE() << "a bad size";
+  } catch (const planner::PlanError& e) {
+    EXPECT_CONTAINS(std::string(e.what()), "--with-workspace-buffer \"name=sram;size=lots\"");
+  }
+}
+
 TEST(Driver, UserPoolsAreHonoured) {
   TempDir dir("driver");
   fs::path model = tiny_cnn().write(dir / "tiny.onnx");
   CompileOptions o = quiet_options(dir / "out");
-  o.workspace_buffers = {"name=sram;size=64K;align=16"};
-  o.parameter_buffers = {"name=flash;size=1M"};
+  o.workspace_pools = {parse_pool_flag("name=sram;size=64K;align=16", planner::PoolKind::Workspace, "--with-workspace-buffer")};
+  o.parameter_pools = {parse_pool_flag("name=flash;size=1M", planner::PoolKind::Parameter, "--with-parameter-buffer")};
   CompiledModule m = compile_model(model, o);
   ASSERT_EQ(m.pools.size(), 2u);
   EXPECT_EQ(m.pools[0].name, "sram");
@@ -211,7 +262,7 @@ TEST(Driver, UserPoolsAreHonoured) {
 
   // A workspace too small for the largest activation is an error, not a broken module.
   CompileOptions small = quiet_options(dir / "out_small");
-  small.workspace_buffers = {"name=sram;size=64"};
+  small.workspace_pools = {parse_pool_flag("name=sram;size=64", planner::PoolKind::Workspace, "--with-workspace-buffer")};
   try {
     compile_model(model, small);
     FAIL() << "a 64-byte workspace cannot hold this model";
@@ -451,9 +502,9 @@ TEST(Driver, IoInWorkspacePlansInputsAndOutputsIntoThePool) {
   fs::path model = tiny_cnn().write(dir / "tiny.onnx");
   auto g = import_onnx(model);
   fold_and_simplify(*g, FoldOptions{});
-  BufferizedProgram prog = bufferize(*g);
+  BufferizedProgram prog = bufferize(*g, lower_graph(*g));
   MemoryPlanOptions mo;
-  mo.pools = {planner::parse_pool_spec("name=sram", planner::PoolKind::Workspace, "--with-workspace-buffer")};
+  mo.pools = {parse_pool_flag("name=sram", planner::PoolKind::Workspace, "--with-workspace-buffer")};
   planner::Pool params;
   params.name = "internal";
   params.kind = planner::PoolKind::Parameter;
@@ -510,10 +561,10 @@ TEST(Driver, IoInWorkspaceMappedPointersRunOnTheHost) {
   TempDir dir("driver");
   fs::path model = tiny_cnn().write(dir / "tiny.onnx");
   CompileOptions ref = quiet_options(dir / "ref", "ref");
-  ref.workspace_buffers = {"name=sram"};
+  ref.workspace_pools = {parse_pool_flag("name=sram", planner::PoolKind::Workspace, "--with-workspace-buffer")};
   compile_model(model, ref);
   CompileOptions io = quiet_options(dir / "io", "io");
-  io.workspace_buffers = {"name=sram"};
+  io.workspace_pools = {parse_pool_flag("name=sram", planner::PoolKind::Workspace, "--with-workspace-buffer")};
   io.io_in_workspace = true;
   CompiledModule m = compile_model(model, io);
   const std::string h = slurp(m.dir / "metadata.h");

@@ -6,6 +6,7 @@
 
 #include "expected_data.h"
 #include "fold/fold.h"
+#include "onnx/node_shape_inference.h"
 #include "ir/graph.h"
 
 namespace kiln {
@@ -68,6 +69,7 @@ struct Builder {
     FoldOptions o;
     o.size_limit_bytes = limit;
     o.gc = gc;
+    o.infer_shapes = infer_node_shapes;
     return fold_and_simplify(g, o);
   }
 };

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "import/onnx_importer.h"
+#include "onnx/onnx_importer.h"
 
 namespace kiln {
 namespace {

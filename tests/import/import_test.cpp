@@ -8,9 +8,9 @@
 
 #include "../support/expect_contains.h"
 #include "model_builder.h"
-#include "import/newer_opsets.h"
-#include "import/onnx_importer.h"
-#include "import/tensor_proto.h"
+#include "onnx/newer_opsets.h"
+#include "onnx/onnx_importer.h"
+#include "onnx/tensor_proto.h"
 #include "util/error.h"
 
 namespace kiln {

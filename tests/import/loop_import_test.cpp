@@ -1,13 +1,17 @@
-// ONNX Loop is flattened at import (import/control_flow.h): unrolled to a static
+// ONNX Loop, imported as a node with an IR body, is lowered by the control-flow pass
+// (controlflow/control_flow.h), which runs first in the pipeline: unrolled to a static
 // number of steps, KilnSelect freezing the loop-carried values once the condition
 // is false, KilnGuard checking a run-time trip count against the declared length
 // of the scan outputs, and one-line errors naming the node for what cannot be static.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "../support/expect_contains.h"
-#include "import/onnx_importer.h"
+#include "controlflow/control_flow.h"
+#include "onnx/node_shape_inference.h"
+#include "onnx/onnx_importer.h"
 #include "model_builder.h"
 #include "util/error.h"
 
@@ -18,6 +22,15 @@ using testing::Dim;
 using testing::ModelBuilder;
 using testing::TempDir;
 
+// Import, then the control-flow pass as the pipeline runs it first.
+std::unique_ptr<Graph> import_and_lower(const std::filesystem::path& model) {
+  auto g = import_onnx(model);
+  ControlFlowOptions cf;
+  cf.infer_shapes = infer_node_shapes;
+  lower_control_flow(*g, false, cf);
+  return g;
+}
+
 std::map<std::string, int> op_counts(const Graph& g) {
   std::map<std::string, int> n;
   for (const auto& node : g.nodes) ++n[node->op_type];
@@ -26,7 +39,7 @@ std::map<std::string, int> op_counts(const Graph& g) {
 
 std::string import_error(const std::filesystem::path& model) {
   try {
-    import_onnx(model);
+    import_and_lower(model);
   } catch (const CompileError& e) {
     std::string m = e.what();
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
@@ -79,13 +92,49 @@ ModelBuilder base_model() {
   return m;
 }
 
-TEST(ImportLoop, ConstantTripCountWithEarlyExitFreezesTheState) {
+// Import keeps the Loop as one node whose body is an IR graph (no protobuf after
+// import): the body's formal inputs, its outputs, and the outer values it reads as
+// captures the node takes as its last inputs.
+TEST(ImportLoop, BodyIsAnIrGraphHeldByTheNode) {
   TempDir dir("loop");
   auto m = base_model();
   m.input("go", {}, onnx::TensorProto::BOOL).output("x", {int64_t(2)});
   m.initializer(ModelBuilder::int64_typed("M", {}, {3}));
   add_loop(m, {"M", "go", "x0"}, {"x"}, body(true, false));
   auto g = import_onnx(m.write(dir / "m.onnx"));
+  const Node* loop = nullptr;
+  for (const auto& n : g->nodes)
+    if (n->op_type == "Loop") loop = n.get();
+  ASSERT_NE(loop, nullptr);
+  const Graph* b = loop->attr_graph("body");
+  ASSERT_NE(b, nullptr);
+  ASSERT_EQ(b->inputs.size(), 3u);
+  EXPECT_EQ(b->inputs[2]->name, "x_in");
+  EXPECT_EQ(b->inputs[2]->shape, (Shape{2}));
+  ASSERT_EQ(b->outputs.size(), 2u);
+  EXPECT_EQ(b->outputs[0]->name, "cond_out");
+  std::vector<std::string> captures;
+  for (const Value* c : b->captures) captures.push_back(c->name);
+  std::sort(captures.begin(), captures.end());
+  EXPECT_EQ(captures, (std::vector<std::string>{"limit", "w"}));
+  // M, go, x0, then the captured values in the order of the node's "captured".
+  EXPECT_EQ(loop->own_input_count(), 3u);
+  ASSERT_EQ(loop->inputs.size(), 5u);
+  const auto& names = std::get<std::vector<std::string>>(loop->attrs.at("captured"));
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_EQ(loop->inputs[3]->name, names[0]);
+  EXPECT_EQ(loop->inputs[4]->name, names[1]);
+  EXPECT_TRUE(loop->inputs[3]->is_graph_input);  // limit
+  EXPECT_TRUE(loop->inputs[4]->is_constant());   // w
+}
+
+TEST(ImportLoop, ConstantTripCountWithEarlyExitFreezesTheState) {
+  TempDir dir("loop");
+  auto m = base_model();
+  m.input("go", {}, onnx::TensorProto::BOOL).output("x", {int64_t(2)});
+  m.initializer(ModelBuilder::int64_typed("M", {}, {3}));
+  add_loop(m, {"M", "go", "x0"}, {"x"}, body(true, false));
+  auto g = import_and_lower(m.write(dir / "m.onnx"));
   auto ops = op_counts(*g);
   EXPECT_EQ(ops.count("Loop"), 0u);
   EXPECT_EQ(ops["Add"], 3);         // one body per step
@@ -109,7 +158,7 @@ TEST(ImportLoop, StaticLoopStacksScanOutputsWithoutSelects) {
   m.node("Ceil", {"q"}, {"qc"});
   ModelBuilder::attr_int(m.node("Cast", {"qc"}, {"M"}), "to", onnx::TensorProto::INT64);
   add_loop(m, {"M", "", "x0"}, {"x", "ys"}, body(false, true));
-  auto g = import_onnx(m.write(dir / "m.onnx"));
+  auto g = import_and_lower(m.write(dir / "m.onnx"));
   auto ops = op_counts(*g);
   EXPECT_EQ(ops["Add"], 4);
   EXPECT_EQ(ops.count("KilnSelect"), 0u);
@@ -127,7 +176,7 @@ TEST(ImportLoop, RunTimeTripCountIsCheckedAgainstTheDeclaredScanLength) {
   auto m = base_model();
   m.input("M", {}, onnx::TensorProto::INT64).output("ys", {int64_t(3), int64_t(2)});
   add_loop(m, {"M", "", "x0"}, {"x", "ys"}, body(false, true));
-  auto g = import_onnx(m.write(dir / "m.onnx"));
+  auto g = import_and_lower(m.write(dir / "m.onnx"));
   auto ops = op_counts(*g);
   EXPECT_EQ(ops["Add"], 3);
   EXPECT_EQ(ops["KilnGuard"], 2);  // both outputs (the final state too)

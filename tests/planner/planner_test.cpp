@@ -235,7 +235,7 @@ TEST(Planner, CapacityErrorNamesTheBufferItsLiveRangeAndEachShortfall) {
 
 TEST(Planner, PinRestrictsPoolCandidates) {
   std::vector<Pool> pools = {pool("sram"), pool("dtcm", 4096)};
-  PinRule rule = parse_pin("conv1*=dtcm", pools);
+  PinRule rule = resolve_pin(PinRequest{"conv1*", {"dtcm"}, "test"}, pools);
   BufferInfo im2col = buffer("conv1_im2col", 100, 0, 1, {0, 1});
   BufferInfo other = buffer("conv2_out", 100, 0, 1, {0, 1});
   apply_pin(rule, &im2col, pools);
@@ -251,8 +251,12 @@ TEST(Planner, PinRestrictsPoolCandidates) {
     EXPECT_EQ(plan.placements[0].pool, 1) << a;  // sram had room, the pin wins
     EXPECT_EQ(plan.placements[1].pool, 0) << a;
   }
-  EXPECT_THROW(parse_pin("conv1*=itcm", pools), PlanError);
-  EXPECT_THROW(parse_pin("conv1*", pools), PlanError);
+  try {
+    resolve_pin(PinRequest{"conv1*", {"itcm"}, "--pin \"conv1*=itcm\""}, pools);
+    ADD_FAILURE() << "a pin naming no pool";
+  } catch (const PlanError& e) {
+    EXPECT_EQ(std::string(e.what()), "--pin \"conv1*=itcm\": no pool named 'itcm'");
+  }
 }
 
 TEST(Planner, PlansAreDeterministic) {

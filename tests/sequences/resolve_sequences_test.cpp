@@ -2,7 +2,7 @@
 // graphs: every sequence op becomes a list edit, a view or plain tensor ops, and
 // what cannot be resolved fails naming the node. Each test asserts the rewritten
 // graph. The last tests import ONNX backend node models whose Loop / If carry
-// sequences (import/control_flow.h) and check the flattened, resolved graph.
+// sequences (controlflow/control_flow.h) and check the flattened, resolved graph.
 #include <gtest/gtest.h>
 
 #include <onnx/onnx_pb.h>
@@ -13,8 +13,9 @@
 
 #include "../support/expect_contains.h"
 #include "../support/graph_builder.h"
-#include "import/node_shape_inference.h"
-#include "import/onnx_importer.h"
+#include "controlflow/control_flow.h"
+#include "onnx/node_shape_inference.h"
+#include "onnx/onnx_importer.h"
 #include "sequence/resolve_sequences.h"
 #include "util/error.h"
 
@@ -329,6 +330,47 @@ TEST(ResolveSequences, SplitToSequenceWithoutKeepdimsSqueezesEachPiece) {
   EXPECT_EQ(t.count("Split"), 1);
 }
 
+// A body reads a value of the enclosing graph through a capture: the node takes
+// the outer value as its last input (named by "captured"), so a pass that replaces
+// that value (here: another value takes its uses) is seen by every instance.
+TEST(ResolveSequences, SequenceMapBodyReadsItsCapturesThroughTheNode) {
+  G t;
+  Value* a = t.input("a", {2});
+  Value* b = t.input("b", {2});
+  Value* bias = t.input("bias", {2});
+  Value* other = t.input("other_bias", {2});
+  Value* s = t.seq("s");
+  Value* mapped = t.seq("mapped");
+  t.op("SequenceConstruct", "construct", {a, b}, {s});
+  auto body = std::make_shared<Graph>();
+  Value* e = body->add_value("e", DType::Float32, {});
+  e->shape_known = false;
+  e->is_graph_input = true;
+  body->inputs.push_back(e);
+  Value* c = body->add_value("bias", DType::Undefined, {});  // the stand-in for the outer 'bias'
+  c->shape_known = false;
+  body->captures.push_back(c);
+  Value* o = body->add_value("o", DType::Float32, {});
+  o->shape_known = false;
+  body->add_node("Add", "Add_0", {e, c}, {o});
+  body->outputs.push_back(o);
+  Node* map = t.op("SequenceMap", "map", {s, bias}, {mapped});
+  map->attrs["body"] = GraphPtr(body);
+  map->attrs["captured"] = std::vector<std::string>{"bias"};
+  EXPECT_EQ(map->own_input_count(), 1u);
+  t.g.replace_all_uses(bias, other);
+  Value* first = t.val("first", {2});
+  t.op("SequenceAt", "at", {mapped, t.pos("p", 0)}, {first});
+  t.output(first);
+  resolve_sequences(t.g);
+  EXPECT_EQ(t.count("SequenceMap"), 0);
+  const Node* add = t.node("at")->input(0)->producer;
+  ASSERT_TRUE(add);
+  EXPECT_EQ(add->op_type, "Add");
+  EXPECT_EQ(add->input(0), a);
+  EXPECT_EQ(add->input(1), other);
+}
+
 TEST(ResolveSequences, SequenceMapIsUnrolledOncePerElement) {
   G t;
   Value* a = t.input("a", {2});
@@ -337,22 +379,20 @@ TEST(ResolveSequences, SequenceMapIsUnrolledOncePerElement) {
   Value* s = t.seq("s");
   Value* mapped = t.seq("mapped");
   t.op("SequenceConstruct", "construct", {a, b}, {s});
-  onnx::GraphProto body;
-  body.set_name("body");
+  // The body is an IR subgraph (as onnx/graph_conversion.h makes it): o = e + k.
+  auto body = std::make_shared<Graph>();
+  body->name = "body";
   for (const char* nm : {"e", "k"}) {
-    auto* in = body.add_input();
-    in->set_name(nm);
-    in->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    Value* in = body->add_value(nm, DType::Float32, {});
+    in->shape_known = false;
+    in->is_graph_input = true;
+    body->inputs.push_back(in);
   }
-  auto* add = body.add_node();
-  add->set_op_type("Add");
-  add->add_input("e");
-  add->add_input("k");
-  add->add_output("o");
-  auto* out = body.add_output();
-  out->set_name("o");
-  out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-  t.op("SequenceMap", "map", {s, w}, {mapped})->attrs["body"] = body.SerializeAsString();
+  Value* o = body->add_value("o", DType::Float32, {});
+  o->shape_known = false;
+  body->add_node("Add", "Add_0", {body->inputs[0], body->inputs[1]}, {o});
+  body->outputs.push_back(o);
+  t.op("SequenceMap", "map", {s, w}, {mapped})->attrs["body"] = GraphPtr(body);
   Value* second = t.val("second", {2});
   t.op("SequenceAt", "at", {mapped, t.pos("p", 1)}, {second});
   Value* len = t.val("len", {}, DType::Int64);
@@ -486,7 +526,12 @@ const std::filesystem::path kNodeTests = "/usr/share/libonnx-testdata/data/node"
 std::unique_ptr<Graph> import_node_test(const std::string& test, std::map<std::string, std::vector<Shape>> seqs) {
   ImportOptions o;
   o.sequence_inputs = std::move(seqs);
-  return import_onnx(kNodeTests / test / "model.onnx", o);
+  auto g = import_onnx(kNodeTests / test / "model.onnx", o);
+  // Loop and If are lowered by their own pass (controlflow/control_flow.h).
+  ControlFlowOptions cf;
+  cf.infer_shapes = infer_node_shapes;
+  lower_control_flow(*g, false, cf);
+  return g;
 }
 
 // Resolves like the driver does (alternating with shape inference), minus folding.

@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "../support/expect_contains.h"
-#include "import/tensor_proto.h"
+#include "onnx/tensor_proto.h"
 #include "util/error.h"
 #include "verify/verify.h"
 

@@ -1,5 +1,5 @@
 // The internal nodes the importer creates when it flattens If, Scan and Loop
-// (import/control_flow.h): KilnSelect (the run-time branch choice, also a Loop's
+// (controlflow/control_flow.h): KilnSelect (the run-time branch choice, also a Loop's
 // frozen state), KilnTakeSlice (one step of a scanned input) and KilnGuard (a Loop
 // output, passed only when the loop ran the static number of iterations). All are
 // byte copies, so any dtype works.

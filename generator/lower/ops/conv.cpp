@@ -83,8 +83,6 @@ KernelCall lower_conv(const Node& n) {
 
 void register_conv_lowerings() {
   register_lowering("Conv", lower_conv);
-  register_conv_transpose_lowerings();
-  register_quantized_conv_lowerings();
 }
 
 }  // namespace kiln

@@ -1,23 +1,14 @@
 // Element-wise arithmetic: Add Sub Mul Div Mod Pow PRelu (binary, numpy
 // broadcasting) and Min Max Sum Mean (variadic, N-way broadcasting), every dtype
-// the crt kernels have (see crt/include/kiln/elementwise.h). Also registers the
-// other element-wise families: unary_math.cpp, logic.cpp, compare.cpp, cast.cpp,
-// where.cpp, elementwise_shape.cpp.
+// the crt kernels have (see crt/include/kiln/elementwise.h). The other element-wise
+// families are unary_math.cpp, logic.cpp, compare.cpp, cast.cpp, where.cpp,
+// elementwise_shape.cpp.
 #include "lower/lower_util.h"
 #include "lower/ops/elementwise_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
 
 namespace kiln {
-
-// Registration functions of the other element-wise files (called from
-// register_elementwise_lowerings, so lowering.cpp needs one entry for the family).
-void register_unary_math_lowerings();
-void register_logic_lowerings();
-void register_compare_lowerings();
-void register_cast_lowerings();
-void register_where_lowerings();
-void register_shape_lowerings();
 
 namespace {
 
@@ -104,12 +95,6 @@ void register_elementwise_lowerings() {
   register_lowering("Max", variadic("max", EltTypes::Numeric));
   register_lowering("Sum", variadic("sum", EltTypes::Numeric));
   register_lowering("Mean", variadic("mean", EltTypes::Float));
-  register_unary_math_lowerings();
-  register_logic_lowerings();
-  register_compare_lowerings();
-  register_cast_lowerings();
-  register_where_lowerings();
-  register_shape_lowerings();
 }
 
 }  // namespace kiln

@@ -216,7 +216,6 @@ void register_gemm_lowerings() {
   register_lowering("MatMul", lower_matmul);
   register_lowering("MatMulInteger", lower_matmul_integer);
   register_lowering("QLinearMatMul", lower_qlinear_matmul);
-  register_quantize_lowerings();
 }
 
 }  // namespace kiln

@@ -1,7 +1,7 @@
 // Small standalone ops lowered to crt/include/kiln/misc.h: Shrink, EyeLike,
 // ReverseSequence, and Dropout when its mask is used or training_mode is a runtime
-// input. register_misc_lowerings() also registers the sampling (GridSample,
-// RoiAlign) and signal (windows, DFT, STFT, MelWeightMatrix) lowerings.
+// input. Sampling (GridSample, RoiAlign) is sample.cpp, the signal ops (windows,
+// DFT, STFT, MelWeightMatrix) signal.cpp.
 #include <algorithm>
 #include <cstring>
 
@@ -147,8 +147,6 @@ void register_misc_lowerings() {
   register_lowering("ReverseSequence", reverse_sequence);
   // The inference form is a view; the mask and a runtime training_mode need the kernel.
   register_lowering("Dropout", dropout);
-  register_sample_lowerings();
-  register_signal_lowerings();
 }
 
 }  // namespace kiln

@@ -1,14 +1,22 @@
-// One registration function per op file in this folder (called by lowering.cpp).
+// One registration function per op file in this folder. lower/lowering.cpp calls
+// each of them, in one list (register_all_lowerings); adding an op file means
+// adding its function here and there (docs/architecture.md, "Adding an operator").
 #pragma once
 
 namespace kiln {
 
-void register_elementwise_lowerings();    // Add Sub Mul Div Relu Sigmoid Tanh Clip
-void register_conv_lowerings();           // Conv (and calls the two below)
+void register_elementwise_lowerings();    // Add Sub Mul Div Mod Pow PRelu BitShift Min Max Sum Mean
+void register_unary_math_lowerings();     // math functions, activations, IsNaN IsInf Clip
+void register_logic_lowerings();          // And Or Xor Not
+void register_compare_lowerings();        // Equal Less LessOrEqual Greater GreaterOrEqual
+void register_cast_lowerings();           // Cast CastLike
+void register_where_lowerings();          // Where
+void register_shape_lowerings();          // Shape Size (when not folded)
+void register_conv_lowerings();           // Conv
 void register_conv_transpose_lowerings(); // ConvTranspose
 void register_quantized_conv_lowerings(); // ConvInteger QLinearConv
-void register_quantize_lowerings();       // QuantizeLinear DequantizeLinear DynamicQuantizeLinear (called by gemm)
-void register_resize_lowerings();         // Resize Upsample (called by pool)
+void register_quantize_lowerings();       // QuantizeLinear DequantizeLinear DynamicQuantizeLinear
+void register_resize_lowerings();         // Resize Upsample
 void register_gemm_lowerings();           // Gemm MatMul MatMulInteger QLinearMatMul
 void register_pool_lowerings();           // MaxPool AveragePool LpPool Global*Pool MaxUnpool
 void register_layout_lowerings();         // Reshape Flatten Squeeze Unsqueeze Identity Transpose Concat Split Expand Tile DepthToSpace SpaceToDepth
@@ -29,7 +37,7 @@ void register_sequence_runtime_lowerings(); // KilnSeqBuild KilnSeqInsert KilnSe
 void register_loss_lowerings();           // NegativeLogLikelihoodLoss SoftmaxCrossEntropyLoss
 void register_optimizer_lowerings();      // ai.onnx.preview.training: Adagrad Momentum Adam
 void register_text_lowerings();           // TfIdfVectorizer
-void register_misc_lowerings();           // Shrink EyeLike ReverseSequence Dropout (mask / runtime training_mode); calls the two below
+void register_misc_lowerings();           // Shrink EyeLike ReverseSequence Dropout (mask / runtime training_mode)
 void register_sample_lowerings();         // GridSample RoiAlign
 void register_signal_lowerings();         // HannWindow HammingWindow BlackmanWindow DFT STFT MelWeightMatrix
 void register_qnn_conv_lowerings();      // KilnQConv2D KilnQDepthwiseConv2D (int8, docs/quantization.md)

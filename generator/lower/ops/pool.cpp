@@ -122,7 +122,6 @@ void register_pool_lowerings() {
   register_lowering("GlobalMaxPool", global_pool("kiln_global_maxpool_f32", false));
   register_lowering("GlobalLpPool", global_pool("kiln_global_lppool_f32", true));
   register_lowering("MaxUnpool", lower_max_unpool);
-  register_resize_lowerings();
 }
 
 }  // namespace kiln

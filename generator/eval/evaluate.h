@@ -1,4 +1,5 @@
-// Host evaluation of nodes whose inputs are known at compile time. Values are
+// Host evaluation of nodes whose inputs are known at compile time, shared by
+// constant folding (fold/) and control-flow lowering (a Loop's trip count). Values are
 // computed in wide precision (double for floats, int64/uint64 for integers) and
 // floats are rounded once to the output dtype, at emission (see docs/folding.md).
 //

@@ -1,4 +1,4 @@
-#include "fold/evaluate.h"
+#include "eval/evaluate.h"
 
 #include <algorithm>
 #include <cmath>

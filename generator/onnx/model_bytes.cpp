@@ -1,4 +1,4 @@
-#include "import/model_bytes.h"
+#include "onnx/model_bytes.h"
 
 #include "util/checked_math.h"
 #include "util/error.h"

@@ -1,14 +1,12 @@
-#include "import/control_flow.h"
+#include "controlflow/control_flow.h"
 
 #include <algorithm>
 #include <deque>
 #include <map>
 #include <optional>
-#include <set>
+#include <stdexcept>
 
-#include "fold/evaluate.h"
-#include "import/node_shape_inference.h"
-#include "import/tensor_proto.h"
+#include "eval/evaluate.h"
 #include "util/checked_math.h"
 #include "util/error.h"
 
@@ -16,45 +14,34 @@ namespace kiln {
 
 namespace {
 
-AttrValue convert_plain_attribute(const onnx::AttributeProto& a, const std::string& who,
-                                  const std::filesystem::path& base_dir) {
-  using A = onnx::AttributeProto;
-  switch (a.type()) {
-    case A::INT: return int64_t(a.i());
-    case A::FLOAT: return double(a.f());
-    case A::STRING: return a.s();
-    case A::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
-    case A::FLOATS: return std::vector<double>(a.floats().begin(), a.floats().end());
-    case A::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
-    case A::TENSOR: return constant_from_tensor_proto(a.t(), base_dir, who + " attribute '" + a.name() + "'");
-    default:
-      throw CompileError(who + ": attribute '" + a.name() + "' of type " + A::AttributeType_Name(a.type()) +
-                         " is not supported inside a subgraph");
-  }
+bool is_control_flow(const Node& n) {
+  return n.domain.empty() && (n.op_type == "If" || n.op_type == "Scan" || n.op_type == "Loop");
 }
 
-// Static type of a subgraph value from shape inference's ValueInfo.
-void value_type(const onnx::ValueInfoProto& vi, const std::string& who, DType* dt, Shape* shape) {
-  if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
-    throw CompileError(who + ": subgraph value '" + vi.name() + "' is not a tensor of known shape");
-  const auto& tt = vi.type().tensor_type();
-  *dt = DType(tt.elem_type());
-  shape->clear();
-  for (const auto& d : tt.shape().dim()) {
-    if (!d.has_dim_value()) throw CompileError(who + ": subgraph value '" + vi.name() + "' has a dynamic dimension");
-    shape->push_back(d.dim_value());
-  }
+// The subgraph attribute `k` of `n`, or null (absent, or not a subgraph).
+const Graph* subgraph(const Node& n, const std::string& k) {
+  auto it = n.attrs.find(k);
+  if (it == n.attrs.end()) return nullptr;
+  const GraphPtr* g = std::get_if<GraphPtr>(&it->second);
+  return g ? g->get() : nullptr;
 }
 
-// Like value_type, but says false instead of throwing when the type is not a static tensor.
-bool declared_type(const onnx::ValueInfoProto& vi, DType* dt, Shape* shape) {
-  if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) return false;
-  try {
-    value_type(vi, "", dt, shape);
-  } catch (const CompileError&) {
-    return false;
-  }
-  return true;
+// An output the model left out (an empty name): the importer and the subgraph
+// converter give it a private "<node>_unused" name and no type.
+bool is_omitted_output(const Node& n, const Value* v) {
+  return v->users.empty() && !v->is_graph_output && !v->is_sequence && v->dtype == DType::Undefined &&
+         v->name.rfind(n.name + "_unused", 0) == 0;
+}
+
+// The values of the enclosing scope a node's subgraphs read, by their names there.
+std::map<std::string, Value*> captured_values(const Node& n, const std::function<Value*(Value*)>& map) {
+  std::map<std::string, Value*> r;
+  auto it = n.attrs.find("captured");
+  if (it == n.attrs.end()) return r;
+  const auto& names = std::get<std::vector<std::string>>(it->second);
+  const size_t own = n.own_input_count();
+  for (size_t j = 0; j < names.size() && own + j < n.inputs.size(); ++j) r[names[j]] = map(n.inputs[own + j]);
+  return r;
 }
 
 // The number of elements of sequence `s` when import already knows it: a list
@@ -139,29 +126,24 @@ int known_bool(const Value* v) {
 
 // Whether a Loop body's cond_out is, in the body itself, its cond_in passed
 // through Identity nodes or a constant true: the loop then never stops early.
-bool body_never_stops(const onnx::GraphProto& body) {
-  if (body.input_size() < 2 || body.output_size() < 1) return false;
-  std::string nm = body.output(0).name();
-  for (int guard = 0; guard <= body.node_size(); ++guard) {
-    if (nm == body.input(1).name()) return true;
-    for (const auto& t : body.initializer())
-      if (t.name() == nm) return false;  // an initializer: let the general path decide
-    const onnx::NodeProto* producer = nullptr;
-    for (const auto& n : body.node())
-      for (const auto& o : n.output())
-        if (o == nm) producer = &n;
-    if (!producer) return false;
-    if (producer->op_type() == "Identity" && producer->input_size() == 1) {
-      nm = producer->input(0);
+bool body_never_stops(const Graph& body) {
+  if (body.inputs.size() < 2 || body.outputs.empty()) return false;
+  const Value* v = body.outputs[0];
+  for (size_t guard = 0; guard <= body.nodes.size(); ++guard) {
+    if (v == body.inputs[1]) return true;
+    if (v->constant) return false;  // an initializer: let the general path decide
+    const Node* p = v->producer;
+    if (!p) return false;
+    if (p->op_type == "Identity" && p->inputs.size() == 1 && p->inputs[0]) {
+      v = p->inputs[0];
       continue;
     }
-    if (producer->op_type() == "Constant" && producer->attribute_size() == 1 && producer->attribute(0).name() == "value") {
-      const auto& t = producer->attribute(0).t();
-      if (t.data_type() != onnx::TensorProto::BOOL) return false;
-      if (t.has_raw_data()) return !t.raw_data().empty() && t.raw_data().find('\0') == std::string::npos;
-      if (t.int32_data_size() == 0) return false;
-      for (int32_t x : t.int32_data())
-        if (!x) return false;
+    if (p->op_type == "Constant") {
+      ConstantPtr c = p->attr_tensor("value");
+      if (!c || c->dtype() != DType::Bool || c->num_elements() < 1) return false;
+      const uint8_t* d = c->data();
+      for (int64_t i = 0; i < c->num_elements(); ++i)
+        if (!d[i]) return false;
       return true;
     }
     return false;
@@ -181,141 +163,161 @@ struct Cond {
 // (nested loops, several loops).
 constexpr int64_t kMaxUnrolledLoopNodes = kMaxGraphNodes;
 
+// A control-flow node as the flattener sees it: the node (of the graph, or of a body
+// being instantiated), its own inputs and captured values in the enclosing graph,
+// and how its outputs are made there (they may not exist yet: a nested node's
+// outputs are created when the flattening needs them, with the types it computes).
+struct NodeView {
+  const Node* node = nullptr;
+  std::string name;  // unique in the enclosing graph
+  size_t own_inputs = 0;
+  std::function<Value*(size_t)> input;  // own input i (null: omitted)
+  std::map<std::string, Value*> captured;
+  std::function<std::string(size_t)> output_name;
+  std::function<bool(size_t)> omitted;
+  std::function<Value*(size_t)> make_output;       // output i, of static type
+  std::function<Value*(size_t)> make_open_output;  // output i, its shape maybe open
+  std::function<Value*(size_t, DType, const Shape&)> make_output_typed;  // declared type, else this one
+  // An If on run-time data inside a body: recreate it as an If node of the
+  // enclosing graph with these outputs (null for a node of the graph itself).
+  std::function<void(const std::vector<Value*>&)> keep_if;
+};
+
 class Flattener {
  public:
-  explicit Flattener(const SubgraphScope& s) : s_(s), g_(*s.graph) {}
+  Flattener(Graph& g, const ControlFlowOptions& o) : g_(g), opt_(o) {}
 
-  // Imports one instance of `body`, its inputs bound to `bound`; returns its outputs.
-  // `open_outputs`: an output whose shape is not known yet is inferred later (a
-  // taken If branch); else every output needs a static shape now.
-  std::vector<Value*> import_body(const onnx::GraphProto& body, const std::vector<Value*>& bound,
-                                  const std::string& prefix, const std::string& who, bool open_outputs = false) {
-    if (size_t(body.input_size()) != bound.size())
-      throw CompileError(who + ": subgraph '" + body.name() + "' takes " + std::to_string(body.input_size()) +
+  void flatten(const NodeView& nv, bool undecided_too) {
+    const std::string& op = nv.node->op_type;
+    if (op == "If") flatten_if(nv, undecided_too);
+    else if (op == "Scan") flatten_scan(nv);
+    else flatten_loop(nv);
+  }
+
+  // Instantiates `body` once, its inputs bound to `bound` and the values it reads
+  // from enclosing scopes to `captured`; returns its outputs. `open_outputs`: an
+  // output whose shape is not known yet is inferred later (a taken If branch); else
+  // every output needs a static shape now.
+  std::vector<Value*> import_body(const Graph& body, const std::vector<Value*>& bound,
+                                  const std::map<std::string, Value*>& captured, const std::string& prefix,
+                                  const std::string& who, bool open_outputs = false) {
+    if (body.inputs.size() != bound.size())
+      throw CompileError(who + ": subgraph '" + body.name + "' takes " + std::to_string(body.inputs.size()) +
                          " inputs; " + std::to_string(bound.size()) + " are bound");
-    std::map<std::string, Value*> local;
-    for (int i = 0; i < body.input_size(); ++i) local[body.input(i).name()] = bound[size_t(i)];
-    for (const auto& t : body.initializer()) {
-      auto c = constant_from_tensor_proto(t, s_.base_dir, who + " subgraph initializer '" + t.name() + "'");
-      Value* v = g_.add_value(g_.unique_name(prefix + t.name()), c->dtype(), c->shape());
-      v->constant = c;
-      local[t.name()] = v;
+    std::map<const Value*, Value*> local;
+    for (size_t i = 0; i < body.inputs.size(); ++i) local[body.inputs[i]] = bound[i];
+    for (const Value* c : body.captures) {
+      auto it = captured.find(c->name);
+      if (it == captured.end() || !it->second)
+        throw CompileError(who + ": subgraph value '" + c->name + "' is not defined in the subgraph or its scope");
+      local[c] = it->second;
     }
-    std::map<std::string, const onnx::ValueInfoProto*> infos;
-    for (const auto& vi : body.value_info()) infos[vi.name()] = &vi;
-    for (const auto& vi : body.output()) infos[vi.name()] = &vi;
-    auto lookup = [&](const std::string& nm) -> Value* {
-      auto it = local.find(nm);
-      return it != local.end() ? it->second : s_.lookup(nm);
+    for (const auto& v : body.values()) {  // initializers
+      if (!v->constant || v->producer || v->is_graph_input) continue;
+      Value* c = g_.add_value(g_.unique_name(prefix + v->name), v->constant->dtype(), v->constant->shape());
+      c->constant = v->constant;
+      local[v.get()] = c;
+    }
+    auto mapped = [&](const Value* v, const std::string& nwho) -> Value* {
+      if (!v) return nullptr;
+      auto it = local.find(v);
+      if (it == local.end())
+        throw CompileError(nwho + ": input '" + v->name + "' is not defined in the subgraph or its scope");
+      return it->second;
     };
-    int index = 0;
-    for (const auto& np : body.node()) {
-      const std::string name = g_.unique_name(prefix + (np.name().empty() ? np.op_type() + "_" + std::to_string(index) : np.name()));
-      ++index;
-      const std::string nwho = np.op_type() + " '" + name + "'";
-      if (!np.domain().empty() && np.domain() != "ai.onnx")
-        throw CompileError(nwho + ": operator domain '" + np.domain() + "' is not supported");
-      if (np.op_type() == "Constant") {
-        if (np.attribute_size() != 1 || np.attribute(0).name() != "value")
-          throw CompileError(nwho + ": only Constant(value=tensor) is supported inside a subgraph");
-        auto c = constant_from_tensor_proto(np.attribute(0).t(), s_.base_dir, nwho);
-        Value* v = g_.add_value(g_.unique_name(prefix + np.output(0)), c->dtype(), c->shape());
+    for (const auto& bn : body.nodes) {
+      const Node& b = *bn;
+      const std::string name = g_.unique_name(prefix + b.name);
+      const std::string nwho = b.op_type + " '" + name + "'";
+      if (!b.domain.empty() && b.domain != "ai.onnx")
+        throw CompileError(nwho + ": operator domain '" + b.domain + "' is not supported");
+      if (b.op_type == "Constant") {
+        ConstantPtr c = b.attr_tensor("value");
+        const Value* out = b.outputs.at(0);
+        Value* v = g_.add_value(g_.unique_name(prefix + out->name), c->dtype(), c->shape());
         v->constant = c;
-        local[np.output(0)] = v;
+        local[out] = v;
         continue;
       }
-      if (is_flattened_control_flow(np.op_type())) {
-        // Nested control flow: the inner node sees this body's values first.
-        SubgraphScope inner = s_;
-        inner.lookup = lookup;
-        inner.make_output = [&](const std::string& nm) { return make_local(nm, infos, prefix, nwho, &local); };
+      if (is_control_flow(b)) {
+        // Nested control flow: lowered now, its values and outputs in this instance.
+        NodeView inner;
+        inner.node = &b;
+        inner.name = name;
+        inner.own_inputs = b.own_input_count();
+        inner.input = [&, nwho](size_t i) { return i < b.inputs.size() ? mapped(b.inputs[i], nwho) : nullptr; };
+        inner.captured = captured_values(b, [&](Value* v) { return mapped(v, nwho); });
+        inner.output_name = [&b](size_t i) { return b.outputs[i]->name; };
+        inner.omitted = [&b](size_t i) { return is_omitted_output(b, b.outputs[i]); };
+        inner.make_output = [&, nwho](size_t i) { return make_local(b.outputs[i], prefix, nwho, &local); };
         inner.make_open_output = inner.make_output;  // make_local leaves a shape inference could not tell open
-        inner.make_output_typed = [&](const std::string& nm, DType dt, const Shape& shape) {
-          auto it = infos.find(nm);
-          DType idt;
-          Shape ishape;
-          if (it != infos.end() &&
-              (it->second->type().has_sequence_type() || declared_type(*it->second, &idt, &ishape)))
-            return make_local(nm, infos, prefix, nwho, &local);
-          Value* v = g_.add_value(g_.unique_name(prefix + nm), dt, shape);
-          local[nm] = v;
+        inner.make_output_typed = [&, nwho](size_t i, DType dt, const Shape& shape) {
+          const Value* bv = b.outputs[i];
+          if (bv->is_sequence || (bv->dtype != DType::Undefined && bv->shape_known))
+            return make_local(bv, prefix, nwho, &local);
+          Value* v = g_.add_value(g_.unique_name(prefix + bv->name), dt, shape);
+          local[bv] = v;
           return v;
         };
-        flatten_control_flow(np, name, inner);
+        inner.keep_if = [&, name](const std::vector<Value*>& outs) {
+          std::vector<Value*> ins = {inner.input(0)};
+          for (size_t j = b.own_input_count(); j < b.inputs.size(); ++j) ins.push_back(mapped(b.inputs[j], name));
+          Node* n = g_.add_node("If", name, ins, outs);
+          n->attrs = b.attrs;
+        };
+        flatten(inner, /*undecided_too=*/false);
         continue;
       }
       std::vector<Value*> ins;
-      for (const auto& in : np.input()) {
-        if (in.empty()) {
-          ins.push_back(nullptr);
-          continue;
-        }
-        Value* v = lookup(in);
-        if (!v) throw CompileError(nwho + ": input '" + in + "' is not defined in the subgraph or its scope");
-        ins.push_back(v);
-      }
-      while (!ins.empty() && ins.back() == nullptr) ins.pop_back();
+      for (const Value* in : b.inputs) ins.push_back(mapped(in, nwho));
       std::vector<Value*> outs;
-      for (const auto& out : np.output()) {
-        if (out.empty()) outs.push_back(g_.add_value(g_.unique_name(name + "_unused"), DType::Undefined, {}));
-        else outs.push_back(make_local(out, infos, prefix, nwho, &local));
+      for (const Value* out : b.outputs) {
+        if (is_omitted_output(b, out)) outs.push_back(g_.add_value(g_.unique_name(name + "_unused"), DType::Undefined, {}));
+        else outs.push_back(make_local(out, prefix, nwho, &local));
       }
-      Node* n = g_.add_node(np.op_type(), name, ins, outs);
-      for (const auto& a : np.attribute()) n->attrs[a.name()] = convert_plain_attribute(a, nwho, s_.base_dir);
+      Node* n = g_.add_node(b.op_type, name, ins, outs);
+      n->attrs = b.attrs;
       if (std::any_of(outs.begin(), outs.end(), [](const Value* v) { return !v->shape_known; })) infer_with_constants(*n);
     }
     std::vector<Value*> outs;
-    for (const auto& o : body.output()) {
-      Value* v = lookup(o.name());
-      if (!v) throw CompileError(who + ": subgraph output '" + o.name() + "' is not produced");
+    for (const Value* o : body.outputs) {
+      auto it = local.find(o);
+      if (it == local.end()) throw CompileError(who + ": subgraph output '" + o->name + "' is not produced");
+      Value* v = it->second;
       if (!v->shape_known && !v->is_sequence && !open_outputs)
-        throw CompileError(who + ": subgraph output '" + o.name() + "' has no static shape (Kiln needs static shapes)");
+        throw CompileError(who + ": subgraph output '" + o->name + "' has no static shape (Kiln needs static shapes)");
       outs.push_back(v);
     }
     return outs;
   }
 
-  Value* make_local(const std::string& nm, const std::map<std::string, const onnx::ValueInfoProto*>& infos,
-                    const std::string& prefix, const std::string& who, std::map<std::string, Value*>* local) {
-    auto it = infos.find(nm);
-    if (it == infos.end()) throw CompileError(who + ": subgraph value '" + nm + "' has no type after shape inference");
-    DType dt;
-    Shape shape;
-    const auto& type = it->second->type();
-    if (type.has_sequence_type()) {
-      // A sequence of tensors (a loop-carried list, an If branch's result): no
-      // shape; sequence/resolve_sequences.h resolves it into its elements.
-      const auto& st = type.sequence_type();
-      if (!st.has_elem_type() || !st.elem_type().has_tensor_type())
-        throw CompileError(who + ": subgraph value '" + nm + "' is a sequence of non-tensors, which Kiln does not support");
-      const int32_t et = st.elem_type().tensor_type().elem_type();
-      Value* v = g_.add_value(g_.unique_name(prefix + nm), dtype_is_known(et) ? DType(et) : DType::Undefined, {});
+  // The instance of body value `bv`, typed as the body says: a sequence, a tensor
+  // whose shape ONNX's inference could not tell from the body alone (it depends on
+  // a value the body computes, or on an untyped body input: inferred once its node is
+  // added, see infer_with_constants, else after folding), or a static tensor.
+  Value* make_local(const Value* bv, const std::string& prefix, const std::string& who,
+                    std::map<const Value*, Value*>* local) {
+    if (bv->is_sequence) {
+      Value* v = g_.add_value(g_.unique_name(prefix + bv->name), bv->dtype, {});
       v->is_sequence = true;
       v->shape_known = false;
-      (*local)[nm] = v;
+      (*local)[bv] = v;
       return v;
     }
-    if (type.has_tensor_type() && dtype_is_known(type.tensor_type().elem_type()) &&
-        !declared_type(*it->second, &dt, &shape)) {
-      // A tensor whose shape ONNX's inference could not tell from the body alone
-      // (it depends on a value the body computes, or on an untyped body input): it
-      // is inferred once the node is added (infer_with_constants), else after folding.
-      Value* v = g_.add_value(g_.unique_name(prefix + nm), DType(type.tensor_type().elem_type()), {});
-      v->shape_known = false;
-      (*local)[nm] = v;
-      return v;
-    }
-    value_type(*it->second, who, &dt, &shape);
-    Value* v = g_.add_value(g_.unique_name(prefix + nm), dt, shape);
-    (*local)[nm] = v;
+    if (bv->dtype == DType::Undefined)
+      throw CompileError(who + ": subgraph value '" + bv->name + "' is not a tensor of known shape");
+    Value* v = g_.add_value(g_.unique_name(prefix + bv->name), bv->dtype, bv->shape_known ? bv->shape : Shape{});
+    v->shape_known = bv->shape_known;
+    (*local)[bv] = v;
     return v;
   }
 
-  // Infers the output types of `n` with ONNX's inference function, giving it the
-  // data of every input known at compile time (an unrolled Loop step's
+  // Infers the output types of `n` with the pipeline's per-node inference, giving it
+  // the data of every input known at compile time (an unrolled Loop step's
   // iteration_num and what is computed from it, such as Slice bounds). The graph is
   // not changed: folding computes those values later.
-  static void infer_with_constants(Node& n) {
+  void infer_with_constants(Node& n) {
+    if (!opt_.infer_shapes) return;
     std::deque<Value> tmp;
     Node copy = detached_copy(n);
     for (Value* in : n.inputs) {
@@ -336,7 +338,7 @@ class Flattener {
       tmp.back().users.clear();
       copy.outputs.push_back(&tmp.back());
     }
-    if (!infer_node_shapes(copy)) return;
+    if (!opt_.infer_shapes(copy)) return;
     for (size_t i = 0; i < n.outputs.size(); ++i) {
       n.outputs[i]->dtype = copy.outputs[i]->dtype;
       n.outputs[i]->shape = copy.outputs[i]->shape;
@@ -357,71 +359,46 @@ class Flattener {
     return out;
   }
 
-  void flatten_if(const onnx::NodeProto& np, const std::string& name) {
+
+  // An If: a condition known now takes its branch; one on run-time data either waits
+  // (keep_if; a node of the graph is simply not lowered yet) or, with
+  // `undecided_too`, runs both branches.
+  void flatten_if(const NodeView& nv, bool undecided_too) {
+    const Node& np = *nv.node;
+    const std::string& name = nv.name;
     const std::string who = "If '" + name + "'";
-    const onnx::GraphProto *then_g = nullptr, *else_g = nullptr;
-    for (const auto& a : np.attribute()) {
-      if (a.name() == "then_branch") then_g = &a.g();
-      if (a.name() == "else_branch") else_g = &a.g();
-    }
-    if (!then_g || !else_g || np.input_size() != 1) throw CompileError(who + ": malformed If");
-    Value* cond = s_.lookup(np.input(0));
+    const Graph* then_g = subgraph(np, "then_branch");
+    const Graph* else_g = subgraph(np, "else_branch");
+    if (!then_g || !else_g || nv.own_inputs != 1) throw CompileError(who + ": malformed If");
+    Value* cond = nv.input(0);
     if (!cond || cond->dtype != DType::Bool || (cond->shape_known && cond->num_elements() != 1))
       throw CompileError(who + ": the condition must be a single bool");
-    if (then_g->output_size() != np.output_size() || else_g->output_size() != np.output_size())
+    if (then_g->outputs.size() != np.outputs.size() || else_g->outputs.size() != np.outputs.size())
       throw CompileError(who + ": branches and node disagree on the number of outputs");
     std::vector<Value*> outs;
     bool sequences = false;
-    for (int i = 0; i < np.output_size(); ++i) {
-      outs.push_back(s_.make_open_output ? s_.make_open_output(np.output(i)) : s_.make_output(np.output(i)));
+    for (size_t i = 0; i < np.outputs.size(); ++i) {
+      outs.push_back(nv.make_open_output(i));
       sequences |= outs.back()->is_sequence;
     }
     const int known = known_bool(cond);
-    if (known >= 0) return take_branch(known ? *then_g : *else_g, outs, name + (known ? ".then." : ".else."), who);
-    // Sequence outputs keep the import-time selection (one KilnSelect of the two
-    // lists, resolved element-wise by sequence/resolve_sequences.h).
-    if (sequences) return select_branches(*then_g, *else_g, cond, outs, name, who);
+    if (known >= 0)
+      return take_branch(known ? *then_g : *else_g, nv.captured, outs, name + (known ? ".then." : ".else."), who);
+    // Sequence outputs keep the early selection (one KilnSelect of the two lists,
+    // resolved element-wise by sequence/resolve_sequences.h).
+    if (sequences || undecided_too) return select_branches(*then_g, *else_g, nv.captured, cond, outs, name, who);
     // The condition is not known yet: the If stays one node until folding has
-    // decided it (expand_deferred_ifs). The values its branches read from this
-    // scope become its inputs, so passes see the uses and keep them up to date.
-    std::set<std::string> free;
-    free_names(*then_g, {}, &free);
-    free_names(*else_g, {}, &free);
-    std::vector<Value*> ins = {cond};
-    std::vector<std::string> captured;
-    for (const auto& nm : free)
-      if (Value* v = s_.lookup(nm)) {
-        ins.push_back(v);
-        captured.push_back(nm);
-      }
-    Node* n = g_.add_node("If", name, ins, outs);
-    n->attrs["then_branch"] = then_g->SerializeAsString();
-    n->attrs["else_branch"] = else_g->SerializeAsString();
-    n->attrs["captured"] = captured;
-    n->attrs["base_dir"] = s_.base_dir.string();
-  }
-
-  // Names a subgraph reads that it does not define (at any depth).
-  static void free_names(const onnx::GraphProto& g, std::set<std::string> defined, std::set<std::string>* out) {
-    for (const auto& v : g.input()) defined.insert(v.name());
-    for (const auto& t : g.initializer()) defined.insert(t.name());
-    for (const auto& n : g.node())
-      for (const auto& o : n.output()) defined.insert(o);
-    for (const auto& n : g.node()) {
-      for (const auto& i : n.input())
-        if (!i.empty() && !defined.count(i)) out->insert(i);
-      for (const auto& a : n.attribute()) {
-        if (a.has_g()) free_names(a.g(), defined, out);
-        for (const auto& sg : a.graphs()) free_names(sg, defined, out);
-      }
-    }
+    // decided it. The values its branches read are its inputs, so passes see the
+    // uses and keep them up to date.
+    if (!nv.keep_if) throw std::logic_error(who + ": an undecided If was taken out of its graph");
+    nv.keep_if(outs);
   }
 
   // The If's outputs `outs` are the branch's results (through Identity, a view):
   // only its shapes count; an output of unknown shape is inferred later.
-  void take_branch(const onnx::GraphProto& branch, const std::vector<Value*>& outs, const std::string& prefix,
-                   const std::string& who) {
-    std::vector<Value*> r = import_body(branch, {}, prefix, who, /*open_outputs=*/true);
+  void take_branch(const Graph& branch, const std::map<std::string, Value*>& captured, const std::vector<Value*>& outs,
+                   const std::string& prefix, const std::string& who) {
+    std::vector<Value*> r = import_body(branch, {}, captured, prefix, who, /*open_outputs=*/true);
     for (size_t i = 0; i < outs.size(); ++i) {
       Value* out = outs[i];
       if (r[i]->is_sequence != out->is_sequence)
@@ -439,10 +416,10 @@ class Flattener {
   }
 
   // Both branches run; one KilnSelect per output copies the one the bool picks.
-  void select_branches(const onnx::GraphProto& then_g, const onnx::GraphProto& else_g, Value* cond,
-                       const std::vector<Value*>& outs, const std::string& name, const std::string& who) {
-    std::vector<Value*> t = import_body(then_g, {}, name + ".then.", who);
-    std::vector<Value*> e = import_body(else_g, {}, name + ".else.", who);
+  void select_branches(const Graph& then_g, const Graph& else_g, const std::map<std::string, Value*>& captured,
+                       Value* cond, const std::vector<Value*>& outs, const std::string& name, const std::string& who) {
+    std::vector<Value*> t = import_body(then_g, {}, captured, name + ".then.", who);
+    std::vector<Value*> e = import_body(else_g, {}, captured, name + ".else.", who);
     for (size_t i = 0; i < t.size(); ++i) {
       Value* out = outs[i];
       if (t[i]->is_sequence || e[i]->is_sequence || out->is_sequence) {
@@ -468,43 +445,31 @@ class Flattener {
     }
   }
 
-  // A deferred If (see flatten_if) whose condition is now decided (`known` 0 / 1) or,
-  // with `known` -1, one the settled graph still computes at run time.
-  void expand_if(const onnx::GraphProto& then_g, const onnx::GraphProto& else_g, Value* cond,
-                 const std::vector<Value*>& outs, const std::string& name, int known) {
-    const std::string who = "If '" + name + "'";
-    if (known >= 0) take_branch(known ? then_g : else_g, outs, name + (known ? ".then." : ".else."), who);
-    else select_branches(then_g, else_g, cond, outs, name, who);
-  }
-
-  void flatten_scan(const onnx::NodeProto& np, const std::string& name, int64_t opset) {
+  void flatten_scan(const NodeView& nv) {
+    const Node& np = *nv.node;
+    const std::string& name = nv.name;
     const std::string who = "Scan '" + name + "'";
-    const onnx::GraphProto* body = nullptr;
-    int64_t m = -1;
-    std::map<std::string, std::vector<int64_t>> ints;
-    for (const auto& a : np.attribute()) {
-      if (a.name() == "body") body = &a.g();
-      else if (a.name() == "num_scan_inputs") m = a.i();
-      else if (a.type() == onnx::AttributeProto::INTS) ints[a.name()] = {a.ints().begin(), a.ints().end()};
-    }
+    const int64_t opset = np.opset;
+    const Graph* body = subgraph(np, "body");
+    const int64_t m = np.attr_int("num_scan_inputs", -1);
     if (!body || m < 1) throw CompileError(who + ": malformed Scan");
     // Opset 8 has a leading optional sequence_lens input and a batch dim on every
     // input and output (scan axis 1). Kiln takes batch 1 without sequence_lens and
     // reshapes the batch dim away around the body.
     const bool v8 = opset < 9;
     std::vector<Value*> ins;
-    for (int i = v8 ? 1 : 0; i < np.input_size(); ++i) {
-      Value* v = s_.lookup(np.input(i));
-      if (!v) throw CompileError(who + ": input '" + np.input(i) + "' is not defined");
+    for (size_t i = v8 ? 1 : 0; i < nv.own_inputs; ++i) {
+      Value* v = nv.input(i);
+      if (!v) throw CompileError(who + ": input " + std::to_string(i) + " is omitted");
       ins.push_back(v);
     }
-    if (v8 && np.input_size() > 0 && !np.input(0).empty())
+    if (v8 && nv.own_inputs > 0 && nv.input(0))
       throw CompileError(who + ": sequence_lens is not supported (opset 8 Scan)");
     const size_t nstate = ins.size() - size_t(m);
     if (ins.size() < size_t(m)) throw CompileError(who + ": fewer inputs than num_scan_inputs");
     auto attr_at = [&](const char* k, size_t i) -> int64_t {
-      auto it = ints.find(k);
-      return it != ints.end() && i < it->second.size() ? it->second[i] : 0;
+      const std::vector<int64_t> v = np.attr_ints(k);
+      return i < v.size() ? v[i] : 0;
     };
     std::vector<Value*> state(ins.begin(), ins.begin() + std::ptrdiff_t(nstate));
     std::vector<Value*> scans(ins.begin() + std::ptrdiff_t(nstate), ins.end());
@@ -526,15 +491,15 @@ class Flattener {
     }
     // Body-side shapes of the state come from the body's declared inputs.
     std::vector<Shape> body_in_shapes;
-    for (const auto& vi : body->input()) {
-      DType dt;
-      Shape s;
-      value_type(vi, who, &dt, &s);
-      body_in_shapes.push_back(s);
+    for (const Value* vi : body->inputs) {
+      if (vi->is_sequence || vi->dtype == DType::Undefined || !vi->shape_known)
+        throw CompileError(who + ": subgraph value '" + vi->name + "' is not a tensor of known shape");
+      body_in_shapes.push_back(vi->shape);
     }
     if (body_in_shapes.size() != ins.size()) throw CompileError(who + ": body inputs do not match the node's");
     for (size_t i = 0; i < nstate; ++i) state[i] = reshape(state[i], body_in_shapes[i], name + ".state_in");
-    const size_t nscan_out = size_t(body->output_size()) - nstate;
+    if (body->outputs.size() < nstate) throw CompileError(who + ": the body has fewer outputs than state values");
+    const size_t nscan_out = body->outputs.size() - nstate;
     std::vector<std::vector<Value*>> per_step(nscan_out);
     for (int64_t t = 0; t < steps; ++t) {
       std::vector<Value*> bound = state;
@@ -554,17 +519,17 @@ class Flattener {
         n->attrs["index"] = idx;
         bound.push_back(slice);
       }
-      std::vector<Value*> outs = import_body(*body, bound, name + ".step" + std::to_string(t) + ".", who);
+      std::vector<Value*> outs = import_body(*body, bound, nv.captured, name + ".step" + std::to_string(t) + ".", who);
       for (size_t i = 0; i < nstate; ++i) state[i] = outs[i];
       for (size_t k = 0; k < nscan_out; ++k) per_step[k].push_back(outs[nstate + k]);
     }
     for (size_t i = 0; i < nstate; ++i) {
-      Value* out = s_.make_output(np.output(int(i)));
+      Value* out = nv.make_output(i);
       Value* src = reshape(state[i], out->shape, name + ".state_out");
       g_.add_node("Identity", g_.unique_name(name + ".final"), {src}, {out});
     }
     for (size_t k = 0; k < nscan_out; ++k) {
-      Value* out = s_.make_output(np.output(int(nstate + k)));
+      Value* out = nv.make_output(nstate + k);
       const int64_t r = int64_t(out->shape.size());
       int64_t ax = v8 ? 1 : attr_at("scan_output_axes", k);
       if (ax < 0) ax += r;
@@ -623,8 +588,9 @@ class Flattener {
 
   // The node's output `nm` with the type the flattening computed. Shape inference
   // may know it (it must then agree) or not (a scan output's length).
-  Value* loop_output(const std::string& nm, DType dt, const Shape& shape, const std::string& who) {
-    Value* out = s_.make_output_typed(nm, dt, shape);
+  Value* loop_output(const NodeView& nv, size_t i, DType dt, const Shape& shape, const std::string& who) {
+    const std::string nm = nv.output_name(i);
+    Value* out = nv.make_output_typed(i, dt, shape);
     if (out->dtype != dt || out->shape != shape)
       throw CompileError(who + ": output '" + nm + "' is declared " + std::string(dtype_name(out->dtype)) + " " +
                          shape_str(out->shape) + " but the unrolled loop computes " + dtype_name(dt) + " " +
@@ -646,24 +612,19 @@ class Flattener {
   //     says so). A KilnGuard on every output checks at run time that the loop runs
   //     exactly that many iterations and makes the run fail (KILN_ERR_BAD_ARGUMENT)
   //     when it would not, instead of returning outputs of the wrong shape.
-  void flatten_loop(const onnx::NodeProto& np, const std::string& name) {
+  void flatten_loop(const NodeView& nv) {
+    const Node& np = *nv.node;
+    const std::string& name = nv.name;
     const std::string who = "Loop '" + name + "'";
-    const onnx::GraphProto* body = nullptr;
-    for (const auto& a : np.attribute())
-      if (a.name() == "body") body = &a.g();
-    if (!body || np.input_size() < 2) throw CompileError(who + ": malformed Loop");
-    const size_t ncarried = size_t(np.input_size()) - 2;
-    if (size_t(body->input_size()) != 2 + ncarried || size_t(body->output_size()) < 1 + ncarried)
+    const Graph* body = subgraph(np, "body");
+    if (!body || nv.own_inputs < 2) throw CompileError(who + ": malformed Loop");
+    const size_t ncarried = nv.own_inputs - 2;
+    if (body->inputs.size() != 2 + ncarried || body->outputs.size() < 1 + ncarried)
       throw CompileError(who + ": the body's inputs and outputs do not match the node's loop-carried values");
-    const size_t nscan = size_t(body->output_size()) - 1 - ncarried;
-    if (size_t(np.output_size()) > ncarried + nscan) throw CompileError(who + ": more outputs than the body computes");
+    const size_t nscan = body->outputs.size() - 1 - ncarried;
+    if (np.outputs.size() > ncarried + nscan) throw CompileError(who + ": more outputs than the body computes");
 
-    auto input = [&](int i, const char* what) -> Value* {
-      if (np.input(i).empty()) return nullptr;
-      Value* v = s_.lookup(np.input(i));
-      if (!v) throw CompileError(who + ": " + what + " '" + np.input(i) + "' is not defined");
-      return v;
-    };
+    auto input = [&](int i, const char*) -> Value* { return nv.input(size_t(i)); };
     Value* m = input(0, "trip count");
     Value* cond = input(1, "condition");
     if (m && (m->dtype != DType::Int64 || !m->shape_known || m->num_elements() != 1))
@@ -681,7 +642,7 @@ class Flattener {
     std::string carried_sequence;
     for (size_t i = 0; i < ncarried && carried_sequence.empty(); ++i)
       if (state[i]->is_sequence)
-        carried_sequence = "loop-carried value " + std::to_string(i) + " ('" + np.input(int(2 + i)) + "') is a sequence";
+        carried_sequence = "loop-carried value " + std::to_string(i) + " ('" + state[i]->name + "') is a sequence";
 
     std::optional<int64_t> trips;
     if (m) {
@@ -696,17 +657,17 @@ class Flattener {
     bool guarded = false;
     std::vector<Value*> scan_outs(nscan, nullptr);
     if (nscan > 0 && (stops_early || !trips)) {
-      const std::string why = !trips ? (m ? "the trip count M ('" + np.input(0) + "') is not a compile-time constant"
+      const std::string why = !trips ? (m ? "the trip count M ('" + m->name + "') is not a compile-time constant"
                                           : "there is no trip count M")
                                      : "the loop may stop early (its condition is computed at run time)";
       int64_t len = -1;
       for (size_t k = 0; k < nscan; ++k) {
-        const int o = int(ncarried + k);
-        if (o >= np.output_size() || np.output(o).empty()) continue;
+        const size_t o = ncarried + k;
+        if (o >= np.outputs.size() || nv.omitted(o)) continue;
         try {
-          scan_outs[k] = s_.make_output(np.output(o));
+          scan_outs[k] = nv.make_output(o);
         } catch (const CompileError&) {
-          throw CompileError(who + ": scan output '" + np.output(o) + "' has a data-dependent length (" + why +
+          throw CompileError(who + ": scan output '" + nv.output_name(o) + "' has a data-dependent length (" + why +
                              "); Kiln needs static shapes: give the output a static shape in the model, or make M a "
                              "constant and the loop run all M iterations");
         }
@@ -730,14 +691,14 @@ class Flattener {
     if (!guarded) {
       if (!trips && !carried_sequence.empty())
         throw CompileError(who + ": " + carried_sequence + " and " +
-                           (m ? "the trip count M ('" + np.input(0) + "') is not a compile-time constant"
+                           (m ? "the trip count M ('" + m->name + "') is not a compile-time constant"
                               : std::string("there is no trip count M")) +
                            "; Kiln builds sequences at compile time, so a loop that edits one must have a static "
                            "trip count (an initializer, a Constant, an expression of them, or the SequenceLength of "
                            "a sequence of known length)");
       if (!trips)
         throw CompileError(who + ": " +
-                           (m ? "the trip count M ('" + np.input(0) + "') is not a compile-time constant"
+                           (m ? "the trip count M ('" + m->name + "') is not a compile-time constant"
                               : std::string("there is no trip count M")) +
                            "; Kiln unrolls Loop and needs M to be a constant (an initializer, a Constant or an "
                            "expression of them), or scan outputs of static length");
@@ -748,18 +709,18 @@ class Flattener {
                          "(a KilnGuard); Kiln builds sequences at compile time and needs a static trip count");
     if (guarded && steps < 1) throw CompileError(who + ": a loop with empty scan outputs is not supported");
     // steps may be anything up to INT64_MAX: compared by division, never multiplied.
-    if (steps > kMaxUnrolledLoopNodes / std::max(1, body->node_size()))
+    const int body_nodes = int(std::min<size_t>(body->nodes.size(), size_t(kMaxUnrolledLoopNodes)));
+    if (steps > kMaxUnrolledLoopNodes / std::max(1, body_nodes))
       throw CompileError(who + ": unrolling " + std::to_string(steps) + " iterations of a " +
-                         std::to_string(body->node_size()) + "-node body exceeds Kiln's limit of " +
+                         std::to_string(body_nodes) + "-node body exceeds Kiln's limit of " +
                          std::to_string(kMaxUnrolledLoopNodes) + " nodes");
 
     // Body-side types: iteration_num, cond_in, then the loop-carried values.
     std::vector<Shape> body_shapes;
-    for (int i = 0; i < body->input_size(); ++i) {
-      DType dt;
-      Shape s;
-      if (!declared_type(body->input(i), &dt, &s)) s = i == 0 || i == 1 ? Shape{} : state[size_t(i) - 2]->shape;
-      body_shapes.push_back(s);
+    for (size_t i = 0; i < body->inputs.size(); ++i) {
+      const Value* vi = body->inputs[i];
+      const bool declared = !vi->is_sequence && vi->dtype != DType::Undefined && vi->shape_known;
+      body_shapes.push_back(declared ? vi->shape : i == 0 || i == 1 ? Shape{} : state[i - 2]->shape);
     }
     for (size_t i = 0; i < ncarried; ++i)
       if (!state[i]->is_sequence) state[i] = reshape(state[i], body_shapes[2 + i], name + ".state_in");
@@ -774,7 +735,7 @@ class Flattener {
       std::vector<Value*> bound = {iter, cond_in};
       bound.insert(bound.end(), state.begin(), state.end());
       const std::string step = name + ".step" + std::to_string(t);
-      std::vector<Value*> outs = import_body(*body, bound, step + ".", who);
+      std::vector<Value*> outs = import_body(*body, bound, nv.captured, step + ".", who);
       if (outs[0]->dtype != DType::Bool || outs[0]->num_elements() != 1)
         throw CompileError(who + ": the body's condition output must be a single bool");
       for (size_t i = 0; i < ncarried; ++i) {
@@ -785,7 +746,7 @@ class Flattener {
                                " is a sequence on one side of the body and not on the other, or changes element type");
           if (!guarded && active.known == -1)
             throw CompileError(who + ": " + carried_sequence + " and the loop may stop early (" +
-                               (cond0.known == -1 ? "its condition '" + np.input(1) + "' is only known at run time"
+                               (cond0.known == -1 ? "its condition '" + cond->name + "' is only known at run time"
                                                   : std::string("the body's condition output is computed at run time")) +
                                "); keeping the list of the step where it stops would need a run-time choice between "
                                "sequences, which Kiln does not support (sequences are resolved at compile time)");
@@ -821,25 +782,25 @@ class Flattener {
         g_.add_node("Identity", g_.unique_name(name + ".final"), {src}, {out});
       }
     };
-    for (size_t i = 0; i < ncarried && int(i) < np.output_size(); ++i) {
-      if (np.output(int(i)).empty()) continue;
-      Value* out = loop_output(np.output(int(i)), state[i]->dtype, s_.lookup(np.input(int(2 + i)))->shape, who);
+    for (size_t i = 0; i < ncarried && i < np.outputs.size(); ++i) {
+      if (nv.omitted(i)) continue;
+      Value* out = loop_output(nv, i, state[i]->dtype, nv.input(2 + i)->shape, who);
       if (state[i]->is_sequence != out->is_sequence)
-        throw CompileError(who + ": output '" + np.output(int(i)) + "' and its loop-carried value disagree on being a sequence");
+        throw CompileError(who + ": output '" + nv.output_name(i) + "' and its loop-carried value disagree on being a sequence");
       if (state[i]->is_sequence) {
         g_.add_node("Identity", g_.unique_name(name + ".final"), {state[i]}, {out});  // resolved as a list
         continue;
       }
       finish(reshape(state[i], out->shape, name + ".state_out"), out);
     }
-    for (size_t k = 0; k < nscan && int(ncarried + k) < np.output_size(); ++k) {
-      const std::string& nm = np.output(int(ncarried + k));
-      if (nm.empty()) continue;
+    for (size_t k = 0; k < nscan && ncarried + k < np.outputs.size(); ++k) {
+      if (nv.omitted(ncarried + k)) continue;
+      const std::string nm = nv.output_name(ncarried + k);
       const Value* first = per_step[k].empty() ? nullptr : per_step[k][0];
       if (!first) throw CompileError(who + ": a loop with empty scan outputs is not supported");
       Shape stacked = first->shape;
       stacked.insert(stacked.begin(), steps);
-      Value* out = scan_outs[k] ? scan_outs[k] : loop_output(nm, first->dtype, stacked, who);
+      Value* out = scan_outs[k] ? scan_outs[k] : loop_output(nv, ncarried + k, first->dtype, stacked, who);
       if (out->dtype != first->dtype || out->shape != stacked)
         throw CompileError(who + ": scan output '" + nm + "' is declared " + shape_str(out->shape) +
                            " but the unrolled loop computes " + shape_str(stacked));
@@ -856,90 +817,78 @@ class Flattener {
   }
 
  private:
-  const SubgraphScope& s_;
   Graph& g_;
+  const ControlFlowOptions& opt_;
 };
+
+// Whether lowering `n` (an If of the graph) changes anything now.
+bool if_decidable(const Node& n, bool undecided_too) {
+  if (undecided_too || n.inputs.empty() || !n.inputs[0] || known_bool(n.inputs[0]) >= 0) return true;
+  return std::any_of(n.outputs.begin(), n.outputs.end(), [](const Value* v) { return v->is_sequence; });
+}
 
 }  // namespace
 
-bool is_flattened_control_flow(const std::string& op_type) {
-  return op_type == "If" || op_type == "Scan" || op_type == "Loop";
-}
-
-void flatten_control_flow(const onnx::NodeProto& np, const std::string& name, const SubgraphScope& scope) {
-  SubgraphScope s = scope;
-  if (!s.make_output_typed) {
-    // The outermost scope: a value shape inference could not type gets the type the
-    // flattening computed, under its ONNX name (which is how that scope finds values).
-    s.make_output_typed = [&scope](const std::string& nm, DType dt, const Shape& shape) -> Value* {
-      try {
-        return scope.make_output(nm);
-      } catch (const CompileError&) {
-        if (scope.lookup(nm)) throw;
-        return scope.graph->add_value(nm, dt, shape);
-      }
-    };
-  }
-  Flattener f(s);
-  if (np.op_type() == "If") f.flatten_if(np, name);
-  else if (np.op_type() == "Scan") f.flatten_scan(np, name, s.graph->opset);
-  else f.flatten_loop(np, name);
-}
-
-size_t expand_deferred_ifs(Graph& graph, bool undecided_too) {
-  size_t expanded = 0;
+size_t lower_control_flow(Graph& graph, bool undecided_too, const ControlFlowOptions& options) {
+  size_t lowered = 0;
+  bool omitted_left = false;
   for (auto it = graph.nodes.begin(); it != graph.nodes.end();) {
     Node* n = it->get();
-    if (n->op_type != "If" || !n->domain.empty() || n->inputs.empty()) {
-      ++it;
-      continue;
-    }
-    const int known = known_bool(n->inputs[0]);
-    if (known < 0 && !undecided_too) {
+    if (!is_control_flow(*n) || (n->op_type == "If" && !if_decidable(*n, undecided_too))) {
       ++it;
       continue;
     }
     const std::string who = n->describe();
-    onnx::GraphProto then_g, else_g;
-    if (!then_g.ParseFromString(n->attr_string("then_branch", "")) ||
-        !else_g.ParseFromString(n->attr_string("else_branch", "")))
-      throw CompileError(who + ": its branches do not parse");
-    const std::vector<std::string> captured = std::get<std::vector<std::string>>(n->attrs.at("captured"));
-    std::map<std::string, Value*> scope_values;
-    for (size_t i = 0; i < captured.size() && i + 1 < n->inputs.size(); ++i) scope_values[captured[i]] = n->inputs[i + 1];
-    Value* cond = n->inputs[0];
-    const std::vector<Value*> outs = n->outputs;
-    const std::string name = n->name;
-    const std::filesystem::path base_dir = n->attr_string("base_dir", "");
-    // Take the node out; its outputs keep their users and get new producers.
+    NodeView nv;
+    nv.node = n;
+    nv.name = n->name;
+    nv.own_inputs = n->own_input_count();
+    nv.input = [n, own = nv.own_inputs](size_t i) { return i < own ? n->inputs[i] : nullptr; };
+    nv.captured = captured_values(*n, [](Value* v) { return v; });
+    nv.output_name = [n](size_t i) { return n->outputs[i]->name; };
+    nv.omitted = [n](size_t i) { return is_omitted_output(*n, n->outputs[i]); };
+    nv.make_output = [n, who](size_t i) {
+      Value* v = n->outputs[i];
+      if (!v->is_sequence && (!v->shape_known || v->dtype == DType::Undefined))
+        throw CompileError(who + ": value '" + v->name + "' has no static shape (Kiln needs static shapes; pass " +
+                           "--input-shape NAME=D0,D1,... for dynamic inputs)");
+      return v;
+    };
+    nv.make_open_output = [n](size_t i) { return n->outputs[i]; };
+    // A type the node declares statically is the one the flattening must produce;
+    // an open one (a scan output's length) takes the computed type.
+    nv.make_output_typed = [n](size_t i, DType dt, const Shape& shape) {
+      Value* v = n->outputs[i];
+      if (v->is_sequence || (v->shape_known && v->dtype != DType::Undefined)) return v;
+      v->dtype = dt;
+      v->shape = shape;
+      v->shape_known = true;
+      return v;
+    };
+    for (size_t i = 0; i < n->outputs.size(); ++i) omitted_left |= is_omitted_output(*n, n->outputs[i]);
+    // Take the node out (kept alive while its subgraphs are instantiated); its
+    // outputs keep their users and get new producers.
+    std::unique_ptr<Node> owned = std::move(*it);
     for (Value* in : n->inputs) {
       if (!in) continue;
       auto u = std::find(in->users.begin(), in->users.end(), n);
       if (u != in->users.end()) in->users.erase(u);
     }
-    for (Value* o : outs) o->producer = nullptr;
+    for (Value* o : n->outputs) o->producer = nullptr;
     const auto next = graph.nodes.erase(it);
     const size_t before = graph.nodes.size();
-    SubgraphScope scope;
-    scope.graph = &graph;
-    scope.base_dir = base_dir;
-    scope.lookup = [&scope_values](const std::string& nm) -> Value* {
-      auto v = scope_values.find(nm);
-      return v == scope_values.end() ? nullptr : v->second;
-    };
-    scope.make_output = [&who](const std::string& nm) -> Value* {
-      throw CompileError(who + ": unexpected output '" + nm + "'");
-    };
-    Flattener(scope).expand_if(then_g, else_g, cond, outs, name, known);
-    // The new nodes (appended) go where the If was; nested deferred Ifs among them
+    Flattener(graph, options).flatten(nv, undecided_too);
+    // The new nodes (appended) go where the node was; nested If nodes among them
     // are looked at next.
     auto first_new = std::next(graph.nodes.begin(), std::ptrdiff_t(before));
     const bool any_new = first_new != graph.nodes.end();
     graph.nodes.splice(next, graph.nodes, first_new, graph.nodes.end());
     it = any_new ? first_new : next;
-    ++expanded;
+    ++lowered;
   }
-  return expanded;
+  // Outputs the model left out are values nothing produces now.
+  if (omitted_left) graph.remove_dead_values();
+  return lowered;
 }
 
 }  // namespace kiln

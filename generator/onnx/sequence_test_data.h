@@ -1,7 +1,7 @@
-// Sequence-typed graph inputs and outputs at the tool's edges: the
-// --sequence-input flag, ONNX SequenceProto test data, and the element shapes a
-// test data set gives a model's sequence inputs (for `kiln verify` and the
-// conformance runner). The compiled ABI is described in docs/user-guide.md.
+// Sequence-typed graph inputs and outputs in ONNX test data: SequenceProto files
+// and the element shapes a test data set gives a model's sequence inputs (for
+// `kiln verify` and the conformance runner). The --sequence-input flag is parsed in
+// cli/compile_options.h. The compiled ABI is described in docs/user-guide.md.
 #pragma once
 
 #include <filesystem>
@@ -14,10 +14,6 @@
 #include "ir/graph.h"
 
 namespace kiln {
-
-// "x=3:2,4" -> ("x", {[2,4],[2,4],[2,4]}); "x=2,4;3" -> ("x", {[2,4],[3]});
-// "x=0:" -> ("x", {}) (an empty sequence). Throws CompileError naming the flag.
-std::pair<std::string, std::vector<Shape>> parse_sequence_input_spec(const std::string& spec);
 
 // Reads a serialized onnx.SequenceProto of tensors (test data input_N.pb /
 // output_N.pb). Throws CompileError naming the file when it is not one.

@@ -1,4 +1,4 @@
-#include "import/newer_opsets.h"
+#include "onnx/newer_opsets.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "import/tensor_proto.h"
+#include "onnx/node_conversion.h"
+#include "onnx/tensor_proto.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -20,7 +21,6 @@ using onnx::AttributeProto;
 using onnx::GraphProto;
 using onnx::NodeProto;
 
-bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
 // ---- names -----------------------------------------------------------------
 

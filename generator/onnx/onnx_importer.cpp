@@ -1,4 +1,4 @@
-#include "import/onnx_importer.h"
+#include "onnx/onnx_importer.h"
 
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
@@ -12,11 +12,12 @@
 #include <set>
 #include <sstream>
 
-#include "import/control_flow.h"
-#include "import/model_bytes.h"
-#include "import/newer_opsets.h"
-#include "import/node_validation.h"
-#include "import/tensor_proto.h"
+#include "onnx/graph_conversion.h"
+#include "onnx/model_bytes.h"
+#include "onnx/newer_opsets.h"
+#include "onnx/node_conversion.h"
+#include "onnx/node_validation.h"
+#include "onnx/tensor_proto.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -31,25 +32,6 @@ std::string one_line(std::string s) {
     if (c == '\n' || c == '\r') c = ' ';
   while (!s.empty() && s.back() == ' ') s.pop_back();
   return s;
-}
-
-bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
-
-AttrValue convert_attribute(const onnx::AttributeProto& a, const Node& n, const fs::path& base_dir) {
-  using A = onnx::AttributeProto;
-  switch (a.type()) {
-    case A::INT: return int64_t(a.i());
-    case A::FLOAT: return double(a.f());
-    case A::STRING: return a.s();
-    case A::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
-    case A::FLOATS: return std::vector<double>(a.floats().begin(), a.floats().end());
-    case A::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
-    case A::TENSOR:
-      return constant_from_tensor_proto(a.t(), base_dir, n.describe() + " attribute '" + a.name() + "'");
-    default:
-      throw CompileError(n.describe() + ": attribute '" + a.name() + "' of type " + A::AttributeType_Name(a.type()) +
-                         " is not supported");
-  }
 }
 
 // Type and static shape of a value from its ValueInfoProto; returns false when the
@@ -198,14 +180,14 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
   }
   const fs::path base_dir = model_path.parent_path();
   // Model-local functions are inlined, and opsets 18..21 brought down to the
-  // opset-17 forms ONNX 1.12's checker and shape inference know (import/newer_opsets.h).
+  // opset-17 forms ONNX 1.12's checker and shape inference know (onnx/newer_opsets.h).
   inline_model_functions(model);
   if (opset > kMaxOpset && opset <= kNewestOpset) {
     lower_newer_opset(model, opset, kMaxOpset, base_dir);
     opset = kMaxOpset;
   }
   // Before ONNX's converter, checker or shape inference see the model: they trust
-  // attributes, arities and tensor lengths (import/node_validation.h).
+  // attributes, arities and tensor lengths (onnx/node_validation.h).
   {
     ModelProtoChecks checks;
     checks.base_dir = base_dir;
@@ -426,33 +408,9 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
 
     // Constant nodes become constant values directly.
     if (np.op_type() == "Constant") {
-      Node tmp;
-      tmp.op_type = "Constant";
-      tmp.name = name;
-      if (np.attribute_size() != 1) throw CompileError(who + ": expected exactly one attribute");
-      const auto& a = np.attribute(0);
-      ConstantPtr c;
-      if (a.name() == "value") c = constant_from_tensor_proto(a.t(), base_dir, who);
-      else if (a.name() == "value_float") c = Constant::from_floats({}, {a.f()});
-      else if (a.name() == "value_floats") c = Constant::from_floats({int64_t(a.floats_size())}, {a.floats().begin(), a.floats().end()});
-      else if (a.name() == "value_int") c = Constant::from_int64s({}, {a.i()});
-      else if (a.name() == "value_ints") c = Constant::from_int64s({int64_t(a.ints_size())}, {a.ints().begin(), a.ints().end()});
-      else throw CompileError(who + ": Constant attribute '" + a.name() + "' is not supported");
+      ConstantPtr c = decode_constant_node(np, who, base_dir);
       Value* v = graph->add_value(np.output(0), c->dtype(), c->shape());
       v->constant = c;
-      continue;
-    }
-
-    // If / Scan carry subgraphs: they are flattened into plain nodes of this graph
-    // (import/control_flow.h) instead of being kept as one node.
-    if (is_flattened_control_flow(np.op_type())) {
-      SubgraphScope scope;
-      scope.graph = graph.get();
-      scope.base_dir = base_dir;
-      scope.lookup = [&](const std::string& nm) { return graph->find_value(nm); };
-      scope.make_output = [&](const std::string& nm) { return make_value(nm, who, false); };
-      scope.make_open_output = [&](const std::string& nm) { return make_value(nm, who, true); };
-      flatten_control_flow(np, name, scope);
       continue;
     }
 
@@ -466,8 +424,20 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
       if (!v) throw CompileError(who + ": input '" + in_name + "' is not produced by any earlier node");
       ins.push_back(v);
     }
-    // Trailing omitted inputs carry no meaning.
-    while (!ins.empty() && ins.back() == nullptr) ins.pop_back();
+    // Subgraphs (If branches, Loop / Scan / SequenceMap bodies) become IR graphs held
+    // by the node; the values of this graph they read are the node's last inputs
+    // (onnx/graph_conversion.h). Control flow is lowered by its own pass
+    // (controlflow/control_flow.h).
+    std::vector<const onnx::AttributeProto*> attr_protos;
+    for (const auto& a : np.attribute()) attr_protos.push_back(&a);
+    SubgraphContext context{base_dir, opset};
+    ConvertedSubgraphs sub = convert_graph_attributes(
+        attr_protos, who, context, [&](const std::string& nm) { return graph->find_value(nm) != nullptr; });
+    // Trailing omitted inputs carry no meaning (a Loop's keep their positions: its
+    // loop-carried values follow).
+    if (sub.graphs.empty())
+      while (!ins.empty() && ins.back() == nullptr) ins.pop_back();
+    for (const auto& nm : sub.captured) ins.push_back(graph->find_value(nm));
     std::vector<Value*> outs;
     for (const auto& out_name : np.output()) {
       if (out_name.empty()) {
@@ -480,14 +450,11 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
     Node* n = graph->add_node(np.op_type(), name, ins, outs);
     if (!is_default_domain(np.domain())) n->domain = np.domain();
     for (const auto& a : np.attribute()) {
-      // SequenceMap's body is unrolled per element once the sequence lengths are
-      // known (sequence/resolve_sequences.cpp); until then it is kept serialized.
-      if (np.op_type() == "SequenceMap" && a.name() == "body" && a.type() == onnx::AttributeProto::GRAPH) {
-        n->attrs["body"] = a.g().SerializeAsString();
-        continue;
-      }
-      n->attrs[a.name()] = convert_attribute(a, *n, base_dir);
+      auto sg = sub.graphs.find(a.name());
+      if (sg != sub.graphs.end()) n->attrs[a.name()] = sg->second;
+      else n->attrs[a.name()] = convert_attribute(a, n->describe(), base_dir);
     }
+    if (!sub.captured.empty()) n->attrs["captured"] = sub.captured;
   }
 
   for (const auto& vi : g->output()) {

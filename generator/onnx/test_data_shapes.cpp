@@ -1,11 +1,11 @@
-#include "import/test_data_shapes.h"
+#include "onnx/test_data_shapes.h"
 
 #include <onnx/onnx_pb.h>
 
 #include <set>
 
-#include "import/model_bytes.h"
-#include "import/tensor_proto.h"
+#include "onnx/model_bytes.h"
+#include "onnx/tensor_proto.h"
 #include "util/error.h"
 
 namespace kiln {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "ir/graph.h"
+#include "ir/opset.h"
 
 namespace kiln {
 
@@ -40,7 +41,7 @@ std::unique_ptr<Graph> import_onnx_from_memory(std::vector<uint8_t> bytes, const
 
 // The first and last default-domain opsets Kiln accepts.
 constexpr int64_t kMinOpset = 7;
-constexpr int64_t kMaxOpset = 17;
+constexpr int64_t kMaxOpset = kIrOpset;
 // Models older than kMinOpset are converted to this opset on import (see import_onnx).
 constexpr int64_t kUpgradeOpset = 9;
 

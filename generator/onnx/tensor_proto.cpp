@@ -1,4 +1,4 @@
-#include "import/tensor_proto.h"
+#include "onnx/tensor_proto.h"
 
 #include <onnx/onnx_pb.h>
 

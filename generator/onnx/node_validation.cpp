@@ -1,4 +1,4 @@
-#include "import/node_validation.h"
+#include "onnx/node_validation.h"
 
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
@@ -9,7 +9,8 @@
 #include <optional>
 #include <set>
 
-#include "import/tensor_proto.h"
+#include "onnx/node_conversion.h"
+#include "onnx/tensor_proto.h"
 #include "util/checked_math.h"
 #include "util/error.h"
 
@@ -139,7 +140,6 @@ const InputRule kInputRules[] = {
     {"Reshape", 1, ValueRule::ReshapeTarget},
 };
 
-bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
 std::string node_who(const onnx::NodeProto& np) {
   return np.op_type() + " '" + (np.name().empty() ? (np.output_size() ? np.output(0) : std::string("?")) : np.name()) +

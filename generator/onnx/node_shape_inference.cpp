@@ -1,4 +1,4 @@
-#include "import/node_shape_inference.h"
+#include "onnx/node_shape_inference.h"
 
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
@@ -8,7 +8,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "import/node_validation.h"
+#include "onnx/node_validation.h"
 #include "util/checked_math.h"
 #include "util/error.h"
 
@@ -64,8 +64,10 @@ bool output_known(const Value* v) { return v->shape_known && v->dtype != DType::
 }  // namespace
 
 bool infer_node_shapes(Node& node) {
-  // A deferred If (import/control_flow.h) is typed by the branch it takes when expanded.
-  if (node.op_type == "If" && node.domain.empty()) return false;
+  // A node holding subgraphs (If, Loop, Scan, SequenceMap) is typed when control-flow
+  // lowering or the sequence pass expands it, not here.
+  for (const auto& [_, value] : node.attrs)
+    if (std::holds_alternative<GraphPtr>(value)) return false;
   for (const Value* in : node.inputs)
     if (in && !output_known(in)) return false;
   const std::string domain = node.domain == "ai.onnx" ? "" : node.domain;

@@ -7,7 +7,7 @@
 // checked here, against one table of per-operator rules, before any of them runs.
 // Each failure is a CompileError naming the node and the value.
 //
-// validate_model_proto runs on the parsed protobuf (import/onnx_importer.cpp);
+// validate_model_proto runs on the parsed protobuf (onnx/onnx_importer.cpp);
 // check_constant_indices runs on the IR once folding has made indices constant
 // (driver/compile.cpp).
 #pragma once
@@ -43,7 +43,7 @@ void validate_model_proto(const onnx::ModelProto& model, int64_t opset, const Mo
 
 // The per-node rules of validate_model_proto (arity, attributes, ranks, constant
 // inputs) for one node Kiln's own shape inference is about to hand to ONNX after
-// folding computed its inputs (import/node_shape_inference.cpp): `ranks` and
+// folding computed its inputs (onnx/node_shape_inference.cpp): `ranks` and
 // `constants` by input name, `opset` of the node's domain.
 void validate_node_proto(const onnx::NodeProto& np, int64_t opset, const std::map<std::string, int64_t>& ranks,
                          const std::map<std::string, const onnx::TensorProto*>& constants);

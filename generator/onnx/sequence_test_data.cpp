@@ -1,4 +1,4 @@
-#include "sequence/sequence_io.h"
+#include "onnx/sequence_test_data.h"
 
 #include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "import/tensor_proto.h"
+#include "onnx/tensor_proto.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -15,24 +15,6 @@ namespace kiln {
 namespace fs = std::filesystem;
 
 namespace {
-
-Shape parse_dims(const std::string& text, const std::string& spec) {
-  Shape shape;
-  if (text.empty()) return shape;  // a scalar element
-  std::stringstream dims(text);
-  std::string d;
-  while (std::getline(dims, d, ',')) {
-    try {
-      size_t used = 0;
-      long long v = std::stoll(d, &used);
-      if (used != d.size() || v < 0) throw std::invalid_argument(d);
-      shape.push_back(v);
-    } catch (const std::exception&) {
-      throw CompileError("--sequence-input '" + spec + "': '" + d + "' is not a non-negative integer");
-    }
-  }
-  return shape;
-}
 
 std::string read_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -43,34 +25,6 @@ std::string read_file(const fs::path& file) {
 }
 
 }  // namespace
-
-std::pair<std::string, std::vector<Shape>> parse_sequence_input_spec(const std::string& spec) {
-  auto eq = spec.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw CompileError("--sequence-input '" + spec +
-                       "': expected NAME=COUNT:D0,D1,... or NAME=D0,D1;D0,D1;... (e.g. seq=3:2,4)");
-  const std::string name = spec.substr(0, eq), rest = spec.substr(eq + 1);
-  std::vector<Shape> shapes;
-  auto colon = rest.find(':');
-  if (colon != std::string::npos) {
-    int64_t count = -1;
-    try {
-      size_t used = 0;
-      count = std::stoll(rest.substr(0, colon), &used);
-      if (used != colon || count < 0) count = -1;
-    } catch (const std::exception&) {
-    }
-    if (count < 0) throw CompileError("--sequence-input '" + spec + "': the count before ':' must be a non-negative integer");
-    Shape s = parse_dims(rest.substr(colon + 1), spec);
-    shapes.assign(size_t(count), s);
-  } else {
-    std::stringstream parts(rest);
-    std::string part;
-    while (std::getline(parts, part, ';')) shapes.push_back(parse_dims(part, spec));
-    if (rest.empty()) throw CompileError("--sequence-input '" + spec + "': no element shape given (use NAME=0: for an empty sequence)");
-  }
-  return {name, shapes};
-}
 
 std::vector<ConstantPtr> read_sequence_pb(const fs::path& file) {
   onnx::SequenceProto sp;

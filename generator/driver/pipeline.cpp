@@ -1,0 +1,128 @@
+#include "driver/pipeline.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "controlflow/control_flow.h"
+#include "onnx/node_shape_inference.h"
+#include "onnx/node_validation.h"
+#include "sequence/resolve_sequences.h"
+#include "sequence/runtime_sequences.h"
+#include "util/error.h"
+#include "util/progress.h"
+
+namespace kiln {
+
+namespace {
+
+// Folding runs more than once (settle_graph); the report covers all rounds.
+void fold_report_accumulate(FoldReport& total, const FoldReport& r) {
+  total.nodes_after = r.nodes_after;
+  total.constant_bytes_after = r.constant_bytes_after;
+  for (const auto& [k, v] : r.folded) total.folded[k] += v;
+  for (const auto& [k, v] : r.rewritten) total.rewritten[k] += v;
+  for (const auto& n : r.skipped_by_size_limit)  // a node skipped once is skipped again in later rounds
+    if (std::find(total.skipped_by_size_limit.begin(), total.skipped_by_size_limit.end(), n) ==
+        total.skipped_by_size_limit.end())
+      total.skipped_by_size_limit.push_back(n);
+  total.rewrite_cap_reached |= r.rewrite_cap_reached;
+  total.seconds += r.seconds;
+}
+
+void check_pass(PipelineState& s, const PipelineOptions& o) {
+  require_sequences_resolved(*s.graph);
+  check_constant_indices(*s.graph);
+  try {
+    require_static_shapes(*s.graph);
+  } catch (const CompileError& e) {
+    if (o.fold) throw;
+    throw CompileError(std::string(e.what()) + "; note: --no-fold is set, and shapes computed by the model " +
+                       "(Shape -> Gather -> Concat -> Reshape chains) are only known after folding");
+  }
+}
+
+}  // namespace
+
+FoldReport settle_graph(Graph& graph, bool fold, const FoldOptions& options) {
+  FoldOptions fold_options = options;
+  if (!fold_options.infer_shapes) fold_options.infer_shapes = infer_node_shapes;
+  ControlFlowOptions control_flow;
+  control_flow.infer_shapes = infer_node_shapes;
+  // Control flow the model's own constants decide: Loop and Scan unrolled, an If on
+  // a constant condition replaced by its branch (controlflow/control_flow.h).
+  lower_control_flow(graph, false, control_flow);
+  FoldReport fold_report;
+  // Values whose shape depends on a computed constant get their shape once folding
+  // has computed it; that may unlock more folding (a Shape of the new value), or
+  // decide an If, so these alternate until nothing changes. Each round resolves at
+  // least one node, so this ends after at most as many rounds as there are nodes.
+  for (size_t round = 0;; ++round) {
+    if (fold) {
+      FoldReport r = fold_and_simplify(graph, fold_options);
+      if (round == 0) fold_report = r;
+      else fold_report_accumulate(fold_report, r);
+    }
+    // Sequence ops are resolved as soon as their positions are folded to constants
+    // (sequence/resolve_sequences.h); the elements they expose may unlock more.
+    const size_t sequences = resolve_sequences(graph);
+    // Control flow: an If whose condition folding made constant becomes its taken branch.
+    const size_t decided = lower_control_flow(graph, false, control_flow);
+    if (infer_unknown_shapes(graph) == 0 && sequences == 0 && decided == 0) {
+      // Settled: an If still undecided runs both branches (and may unlock more); a
+      // position still computed at run time makes its sequence a run-time table
+      // (sequence/runtime_sequences.h); the rest resolves as above.
+      if (lower_control_flow(graph, true, control_flow) > 0) continue;
+      if (resolve_runtime_positions(graph) == 0) break;
+    }
+  }
+  return fold_report;
+}
+
+quant::QdqOptions qdq_options_from_lowerings() {
+  quant::QdqOptions qo;
+  qo.has_kernel = [](const std::string& op) { return has_lowering(op); };
+  qo.refuses = [](const Node& n) -> std::optional<std::string> {
+    try {
+      lower_node(n);
+      return std::nullopt;
+    } catch (const CompileError& e) {
+      return std::string(e.what());
+    }
+  };
+  return qo;
+}
+
+const std::vector<Pass>& pipeline_passes() {
+  static const std::vector<Pass> passes = {
+      {"settle", "folding constants and inferring shapes",
+       [](PipelineState& s, const PipelineOptions& o) {
+         s.fold_report = settle_graph(*s.graph, o.fold, o.fold_options);
+       }},
+      {"check", "checking shapes", check_pass},
+      // Quantized (QDQ) groups become integer ops, after folding (which leaves
+      // DequantizeLinear of constant weights alone, so the weights stay int8).
+      {"quantize", "rewriting quantized groups to integer ops",
+       [](PipelineState& s, const PipelineOptions& o) {
+         if (o.integer_quantized) s.quant_report = quant::rewrite_quantized_graph(*s.graph, qdq_options_from_lowerings());
+       }},
+      {"lower", "lowering", [](PipelineState& s, const PipelineOptions&) { s.lowered = lower_graph(*s.graph); }},
+      {"bufferize", "bufferizing",
+       [](PipelineState& s, const PipelineOptions& o) { s.program = bufferize(*s.graph, s.lowered, o.bufferize); }},
+  };
+  return passes;
+}
+
+void run_pipeline(PipelineState& state, const PipelineOptions& options, const std::string& last,
+                  const std::function<void(const Pass&, const PipelineState&)>& after) {
+  const auto& passes = pipeline_passes();
+  if (!last.empty() && std::none_of(passes.begin(), passes.end(), [&](const Pass& p) { return p.name == last; }))
+    throw std::logic_error("no pipeline pass named '" + last + "'");
+  for (const Pass& p : passes) {
+    progress_stage(p.name == "settle" && !options.fold ? "inferring shapes" : p.progress);
+    p.run(state, options);
+    if (after) after(p, state);
+    if (p.name == last) break;
+  }
+}
+
+}  // namespace kiln
