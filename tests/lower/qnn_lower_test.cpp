@@ -15,6 +15,8 @@
 #include "../support/expect_contains.h"
 #include "../support/tflite_int8_reference.h"
 #include "lower/lowering.h"
+#include "lower/ops/qnn_s8_params.h"
+#include "quant/fixed_point.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -218,6 +220,24 @@ TEST(QnnLowering, LookupReadsTheConstantTable) {
   std::vector<int8_t> want(x.size());
   for (size_t i = 0; i < x.size(); ++i) want[i] = table[x[i] + 128];
   EXPECT_EQ(run_lowered(k, {x, table}, x.size()), want);
+}
+
+// A channel whose requantized output cannot depend on the input (TFLite's dead
+// channels: bias 2^30, scale ~2^-28) is a compile-time constant for the packed
+// form; an ordinary channel is not, and a clamp that catches the whole range is.
+TEST(QnnLowering, ConstantChannelsAreFoundExactly) {
+  S8Quant q;
+  q.x_zero_point = 5;
+  q.y_zero_point = -128;
+  const std::vector<int64_t> w = {1, -2, 3, 0, 0, 0, 127, -128, 100};
+  const quant::QuantizedMultiplier dead = quant::quantize_multiplier(2.9e-9);
+  ASSERT_LT(dead.shift, -22);
+  const std::optional<int64_t> y = s8_constant_output(w, 0, 3, int64_t(1) << 30, dead, q);
+  ASSERT_TRUE(y.has_value());
+  EXPECT_EQ(*y, -128 + quant::multiply_by_quantized_multiplier(int32_t(1) << 30, dead.multiplier, dead.shift));
+  EXPECT_EQ(*s8_constant_output(w, 1, 3, 12345, dead, q), -128);  // zero weights: the bias alone
+  EXPECT_FALSE(s8_constant_output(w, 2, 3, 0, quant::quantize_multiplier(0.01), q).has_value());
+  EXPECT_EQ(*s8_constant_output(w, 2, 3, int64_t(1) << 29, quant::quantize_multiplier(0.01), q), 127);
 }
 
 TEST(QnnLowering, BadNodesFailNamingThem) {

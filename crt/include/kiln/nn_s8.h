@@ -177,7 +177,7 @@ kiln_status_t kiln_fully_connected_s8_w8(const kiln_fully_connected_s8_params_t*
  * widens that many pixels or rows, then runs every block over them in one call).
  * act_min / act_max must be -128 / 127.
  */
-#define KILN_S8_PK_COLS(row_len) ((row_len) >= 1024u ? 1u : 1024u / (row_len) > 16u ? 16u : 1024u / (row_len))
+#define KILN_S8_PK_COLS(row_len) ((row_len) >= 256u ? 1u : 256u / (row_len) > 16u ? 16u : 256u / (row_len))
 #define KILN_S8_PK_SCRATCH_BYTES(taps) \
   (KILN_S8_PK_COLS(KILN_S8_ROW_LEN(taps)) * KILN_S8_ROW_LEN(taps) * 2u)
 kiln_status_t kiln_conv2d_s8_pk(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed, int8_t* y,

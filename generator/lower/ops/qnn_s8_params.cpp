@@ -242,7 +242,7 @@ std::optional<ConstantPtr> s8_packed_blocks(const Node& n, size_t bias_input, co
 
 uint64_t s8_packed_scratch_bytes(int64_t taps) {
   const int64_t row_len = s8_row_len(taps);
-  const int64_t cols = row_len >= 1024 ? 1 : std::min<int64_t>(16, 1024 / row_len);
+  const int64_t cols = row_len >= 256 ? 1 : std::min<int64_t>(16, 256 / row_len);
   return uint64_t(cols * row_len * 2);
 }
 

@@ -58,8 +58,11 @@ kiln_status_t kiln_conv2d_s8_pk(const kiln_conv2d_s8_params_t* p, const int8_t* 
     int32_t i, j;
     for (i = 0; i < n; i += cols) {
       const int32_t m = n - i < cols ? n - i : cols;
-      for (j = 0; j < m; ++j) kiln_s8_pk_widen(scratch + j * row_len, x + (int64_t)(i + j) * p->in_c, p->in_c,
-                                               row_len, p->input_offset);
+      if (p->in_c == row_len) /* the pixels' columns are one run of input bytes */
+        kiln_s8_widen(scratch, x + (int64_t)i * p->in_c, m * p->in_c, p->input_offset);
+      else
+        for (j = 0; j < m; ++j)
+          kiln_s8_pk_widen(scratch + j * row_len, x + (int64_t)(i + j) * p->in_c, p->in_c, row_len, p->input_offset);
       kiln_s8_pk_columns(&g, scratch, m, y + (int64_t)i * p->out_c);
     }
     return KILN_OK;
@@ -189,9 +192,12 @@ kiln_status_t kiln_fully_connected_s8_pk(const kiln_fully_connected_s8_params_t*
   cols = (int32_t)KILN_S8_PK_COLS((uint32_t)row_len);
   for (i = 0; i < p->rows; i += cols) {
     const int32_t m = p->rows - i < cols ? p->rows - i : cols;
-    for (j = 0; j < m; ++j)
-      kiln_s8_pk_widen(scratch + j * row_len, x + (int64_t)(i + j) * p->in_features, p->in_features, row_len,
-                       p->input_offset);
+    if (p->in_features == row_len)
+      kiln_s8_widen(scratch, x + (int64_t)i * p->in_features, m * p->in_features, p->input_offset);
+    else
+      for (j = 0; j < m; ++j)
+        kiln_s8_pk_widen(scratch + j * row_len, x + (int64_t)(i + j) * p->in_features, p->in_features, row_len,
+                         p->input_offset);
     kiln_s8_pk_columns(&g, scratch, m, y + (int64_t)i * p->out_features);
   }
   return KILN_OK;

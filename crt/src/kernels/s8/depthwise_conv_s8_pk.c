@@ -178,15 +178,27 @@ kiln_status_t kiln_depthwise_conv2d_s8_pk(const kiln_depthwise_conv2d_s8_params_
           continue;
         }
         /* The window with the input zero point (-input_offset) in its padded taps. */
-        for (ky = 0; ky < p->kernel_h; ++ky)
-          for (kx = 0; kx < p->kernel_w; ++kx) {
-            const int32_t iy = iy0 + ky * p->dilation_h, ix = ix0 + kx * p->dilation_w;
-            int8_t* dst = scratch + (ky * p->kernel_w + kx) * c;
-            if (iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w)
-              memcpy(dst, xb + ((int64_t)iy * p->in_w + ix) * c, (size_t)c);
-            else
-              memset(dst, -p->input_offset, (size_t)c);
+        for (ky = 0; ky < p->kernel_h; ++ky) {
+          const int32_t iy = iy0 + ky * p->dilation_h;
+          int8_t* dst = scratch + ky * p->kernel_w * c;
+          int32_t kx0 = 0, kx1 = p->kernel_w;
+          if (iy < 0 || iy >= p->in_h) kx1 = 0;
+          while (kx0 < kx1 && ix0 + kx0 * p->dilation_w < 0) ++kx0;
+          while (kx1 > kx0 && ix0 + (kx1 - 1) * p->dilation_w >= p->in_w) --kx1;
+          if (kx0 >= kx1) {
+            memset(dst, -p->input_offset, (size_t)(p->kernel_w * c));
+            continue;
           }
+          memset(dst, -p->input_offset, (size_t)(kx0 * c));
+          if (p->dilation_w == 1) {
+            /* The in-bounds taps of a kernel row are one run of input bytes. */
+            memcpy(dst + kx0 * c, xb + ((int64_t)iy * p->in_w + ix0 + kx0) * c, (size_t)((kx1 - kx0) * c));
+          } else {
+            for (kx = kx0; kx < kx1; ++kx)
+              memcpy(dst + kx * c, xb + ((int64_t)iy * p->in_w + ix0 + kx * p->dilation_w) * c, (size_t)c);
+          }
+          memset(dst + kx1 * c, -p->input_offset, (size_t)((p->kernel_w - kx1) * c));
+        }
         dwpk_pixels(scratch, packed, yp, &border);
         yp += c;
         ++ox;
