@@ -9,6 +9,7 @@
 #include "onnx/node_validation.h"
 #include "sequence/resolve_sequences.h"
 #include "schedule/overlap_choice.h"
+#include "schedule/patch_fusion.h"
 #include "schedule/residual_fusion.h"
 #include "sequence/runtime_sequences.h"
 #include "util/error.h"
@@ -112,7 +113,11 @@ const std::vector<Pass>& pipeline_passes() {
       // becomes one op that may write over the Add's other input.
       {"fuse", "fusing residual blocks",
        [](PipelineState& s, const PipelineOptions& o) {
-         if (o.bufferize.overlap) fuse_residual_adds(*s.graph);
+         if (!o.bufferize.overlap) return;
+         // Patch-based execution of the inverted residual blocks that set the peak
+         // (before residual fusion, which would take their projections).
+         fuse_inverted_residuals(*s.graph, lowering_target().ram_priority);
+         fuse_residual_adds(*s.graph);
        }},
       {"lower", "lowering", [](PipelineState& s, const PipelineOptions&) { s.lowered = lower_graph(*s.graph); }},
       {"schedule", "scheduling operators",

@@ -170,6 +170,59 @@ KernelCall lower_conv_impl(const Node& n, bool residual) {
   return k;
 }
 
+// Patch-based inverted residual block (schedule/patch_fusion.h): inputs X, W_expand,
+// B_expand, W_depthwise, B_depthwise, W_project, B_project (biases may be absent);
+// the depthwise attributes and the two Clips' bounds (lo1, hi1, lo2, hi2).
+constexpr uint64_t kPatchBudgetSpeed = 65536, kPatchBudgetRam = 32768;
+
+KernelCall lower_inverted_residual(const Node& n) {
+  require_float32(n);
+  const Value* x = n.input(0);
+  const Value* we = n.input(1);
+  const Value* be = n.input(2);
+  const Value* wd = n.input(3);
+  const Value* bd = n.input(4);
+  const Value* wp = n.input(5);
+  const Value* bp = n.input(6);
+  const Value* y = n.outputs.at(0);
+  if (!x || !we || !wd || !wp || !we->is_constant() || !wd->is_constant() || !wp->is_constant() ||
+      x->shape.size() != 4 || x->shape[0] != 1 || y->shape.size() != 4)
+    throw CompileError(n.describe() + ": a patch-based inverted residual block needs constant weights and batch 1");
+  const int64_t c_in = x->shape[1], ce = we->shape[0], c_out = wp->shape[0];
+  const Shape dx{1, ce, x->shape[2], x->shape[3]}, dy{1, ce, y->shape[2], y->shape[3]};
+  const SpatialGeometry g = spatial_geometry(n, dx, wd->shape, dy, /*weights_give_kernel=*/true);
+  const uint64_t s = uint64_t(g.stride[2]), w_in = uint64_t(g.in[2]), w_out = uint64_t(g.out[2]);
+  const uint64_t h_out = uint64_t(g.out[1]);
+  auto floats = [&](uint64_t b) {
+    return uint64_t(ce) * ((b - 1) * s + 3) * w_in + 3 * ((w_out - 1) * s + 3) + uint64_t(ce) * b * w_out;
+  };
+  const uint64_t budget = lowering_target().ram_priority ? kPatchBudgetRam : kPatchBudgetSpeed;
+  uint64_t band = 1;
+  while (band < h_out && floats(band + 1) * sizeof(float) <= budget) ++band;
+  KernelCall k;
+  k.constants.push_back(pack_f32_gemm_blocks(*we->constant, 1, ce, c_in));
+  k.constants.push_back(pack_f32_depthwise3x3(*wd->constant, bd ? bd->constant.get() : nullptr, ce));
+  k.constants.push_back(pack_f32_gemm_blocks(*wp->constant, 1, c_out, ce));
+  k.unread_inputs = {1, 3, 5};
+  if (bd) k.unread_inputs.push_back(4);
+  const std::string dw = conv_params_init(1, ce, ce, g, ce, 0).raw("weights_layout", "KILN_CONV_WEIGHTS_DEPTHWISE_3X3").str();
+  k.params_type = "kiln_inverted_residual_params_t";
+  k.params_init = ParamsInit()
+                      .raw("dw", dw)
+                      .u("c_in", c_in)
+                      .u("c_out", c_out)
+                      .u("band_rows", int64_t(band))
+                      .f("lo1", n.attr_float("lo1", 0.0))
+                      .f("hi1", n.attr_float("hi1", 0.0))
+                      .f("lo2", n.attr_float("lo2", 0.0))
+                      .f("hi2", n.attr_float("hi2", 0.0))
+                      .str();
+  k.scratch.push_back({"patch", floats(band) * sizeof(float), 4});
+  k.call = std::string("kiln_inverted_residual_f32(&$params, $in0, $const0, ") + (be ? "$in2" : "NULL") +
+           ", $const1, $const2, " + (bp ? "$in6" : "NULL") + ", $out0, $scratch0)";
+  return k;
+}
+
 KernelCall lower_conv(const Node& n) { return lower_conv_impl(n, false); }
 KernelCall lower_conv_add(const Node& n) { return lower_conv_impl(n, true); }
 
@@ -178,6 +231,7 @@ KernelCall lower_conv_add(const Node& n) { return lower_conv_impl(n, true); }
 void register_conv_lowerings() {
   register_lowering("Conv", lower_conv);
   register_lowering("KilnConvAdd", lower_conv_add);
+  register_lowering("KilnInvertedResidual", lower_inverted_residual);
 }
 
 }  // namespace kiln

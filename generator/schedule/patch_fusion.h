@@ -1,0 +1,20 @@
+// Patch-based execution (MCUNetV2-style) of inverted residual blocks: the chain
+//   Conv 1x1 (expand) -> Clip -> Conv depthwise 3x3 -> Clip -> Conv 1x1 (project)
+// becomes one KilnInvertedResidual op whose kernel computes the block in bands of
+// output rows (crt/include/kiln/conv.h, kiln_inverted_residual_f32), so the
+// expanded tensor never exists whole. Bit-identical results; a few more
+// instructions (expanded rows shared by two bands are computed twice).
+#pragma once
+
+#include <cstddef>
+
+#include "ir/graph.h"
+
+namespace kiln {
+
+// Fuses the blocks whose expanded tensor is larger than every tensor outside such
+// blocks (the ones that set the peak); with `ram`, also those larger than half of
+// it. Returns how many.
+size_t fuse_inverted_residuals(Graph& g, bool ram);
+
+}  // namespace kiln
