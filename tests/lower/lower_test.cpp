@@ -477,14 +477,31 @@ struct QConvCase {
   }
 };
 
-TEST(LowerQuantized, ConvKeepsInt16WeightBlocksWithoutMve) {
+TEST(LowerQuantized, ConvKeepsInt16WeightBlocksWithoutDspOrMve) {
   QConvCase c;
-  const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m4"));
+  const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m3"));
   KernelCall k = lower_node(*c.n);
   EXPECT_CONTAINS(k.call, "kiln_conv2d_s8(");
   EXPECT_CONTAINS(k.call, "$in2");  // the model's bias, read at run time
   ASSERT_GE(k.constants.size(), 1u);
   EXPECT_EQ(k.constants[0]->dtype(), DType::Int16);
+}
+
+TEST(LowerQuantized, ConvWithAConstantBiasTakesThePackedFormOnDsp) {
+  QConvCase c;
+  const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m4"));
+  KernelCall k = lower_node(*c.n);
+  EXPECT_CONTAINS(k.call, "kiln_conv2d_s8_pk(");
+  // Bias, weights and requantization travel in the packed stream, not the model's bias.
+  EXPECT_NE(std::find(k.unread_inputs.begin(), k.unread_inputs.end(), 2), k.unread_inputs.end());
+}
+
+TEST(LowerQuantized, ConvWithARuntimeBiasKeepsTheInt16FormOnDsp) {
+  QConvCase c(/*runtime_bias=*/true);
+  const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m4"));
+  KernelCall k = lower_node(*c.n);
+  EXPECT_CONTAINS(k.call, "kiln_conv2d_s8(");
+  EXPECT_CONTAINS(k.call, "$in2");
 }
 
 TEST(LowerQuantized, ConvTakesInt8WeightsAndAFoldedBiasForMve) {
