@@ -14,7 +14,7 @@ void add_compile_command(CLI::App& app) {
     CompileOptions opts;
   };
   auto args = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("compile", "compile an ONNX model into C files for a microcontroller");
+  auto* cmd = app.add_subcommand("compile", "compile an ONNX or TFLite model into C files for a microcontroller");
   cmd->add_option("MODEL", args->model, "the .onnx or .tflite file")->required();
   cmd->add_option("-o,--output", args->opts.output_dir, "output folder (created; existing files are overwritten)")
       ->required();

@@ -15,7 +15,7 @@
 #include "cli/inspect_command.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"kiln: an ahead-of-time compiler from ONNX models to plain C for Cortex-M microcontrollers"};
+  CLI::App app{"kiln: an ahead-of-time compiler from ONNX and TFLite models to plain C for Cortex-M microcontrollers"};
   app.require_subcommand(1);
   // The version, the commit, and where templates/crt/boards are read from.
   app.set_version_flag("--version", std::string("kiln ") + kiln::kiln_version() + " (commit " + kiln::kiln_commit() +
