@@ -31,6 +31,7 @@ ALLOWED = {
     "quant": SHARED,
     "lower": SHARED | {"quant"},          # integer ops' parameters
     "bufferize": SHARED | {"lower"},      # KernelCall
+    "schedule": SHARED | {"lower", "bufferize"},  # order, overlaps, fusions over lowered calls
     "emit": SHARED | {"bufferize"},
     "pipeline": None,                     # assemblers: anything
     "driver": None,
