@@ -9,7 +9,8 @@ namespace kiln {
 
 namespace {
 
-Shape parse_dims(const std::string& text, const std::string& spec) {
+// "1,3,32,32" -> {1,3,32,32}; "" -> {} (a scalar). Errors name the flag and its whole spec.
+Shape parse_dims(const std::string& text, const std::string& flag, const std::string& spec) {
   Shape shape;
   if (text.empty()) return shape;  // a scalar element
   std::stringstream dims(text);
@@ -21,7 +22,7 @@ Shape parse_dims(const std::string& text, const std::string& spec) {
       if (used != d.size() || v < 0) throw std::invalid_argument(d);
       shape.push_back(v);
     } catch (const std::exception&) {
-      throw CompileError("--sequence-input '" + spec + "': '" + d + "' is not a non-negative integer");
+      throw CompileError(flag + " '" + spec + "': '" + d + "' is not a non-negative integer");
     }
   }
   return shape;
@@ -35,20 +36,7 @@ std::pair<std::string, Shape> parse_input_shape(const std::string& spec) {
   auto eq = spec.rfind('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 >= spec.size())
     throw CompileError("--input-shape '" + spec + "': expected NAME=D0,D1,... (e.g. input=1,3,32,32)");
-  Shape shape;
-  std::stringstream dims(spec.substr(eq + 1));
-  std::string d;
-  while (std::getline(dims, d, ',')) {
-    try {
-      size_t used = 0;
-      long long v = std::stoll(d, &used);
-      if (used != d.size() || v < 0) throw std::invalid_argument(d);
-      shape.push_back(v);
-    } catch (const std::exception&) {
-      throw CompileError("--input-shape '" + spec + "': '" + d + "' is not a non-negative integer");
-    }
-  }
-  return {spec.substr(0, eq), shape};
+  return {spec.substr(0, eq), parse_dims(spec.substr(eq + 1), "--input-shape", spec)};
 }
 
 // "sr=16000" -> ("sr", {16000}); "mode=true"; "w=0.5,-1,2e3".
@@ -95,12 +83,12 @@ std::pair<std::string, std::vector<Shape>> parse_sequence_input_spec(const std::
     } catch (const std::exception&) {
     }
     if (count < 0) throw CompileError("--sequence-input '" + spec + "': the count before ':' must be a non-negative integer");
-    Shape s = parse_dims(rest.substr(colon + 1), spec);
+    Shape s = parse_dims(rest.substr(colon + 1), "--sequence-input", spec);
     shapes.assign(size_t(count), s);
   } else {
     std::stringstream parts(rest);
     std::string part;
-    while (std::getline(parts, part, ';')) shapes.push_back(parse_dims(part, spec));
+    while (std::getline(parts, part, ';')) shapes.push_back(parse_dims(part, "--sequence-input", spec));
     if (rest.empty()) throw CompileError("--sequence-input '" + spec + "': no element shape given (use NAME=0: for an empty sequence)");
   }
   return {name, shapes};
