@@ -62,9 +62,9 @@ static inline void kiln_s8_pk_blocks_c(const int16_t* col, const int32_t* wp, in
  * accumulators, r4/r5 a column word pair, r6 column pointer, r7 stream, r8-r11
  * weight words, r12 column end, lr outputs; on the stack the column, the output
  * end of the column, the entry of the dot-product loop (a Duff's device: the loop
- * does 16 taps per pass in four 44-byte steps, a row of 4 * k taps enters at step
- * (4 - k % 4) % 4), the stream, the columns left, the column step, 2 * row_len
- * and 4 * n_blocks.
+ * does 64 taps per pass in sixteen 44-byte steps, a row of 4 * k taps enters at
+ * step (16 - k % 16) % 16; the loop test is 2 instructions per 64 taps), the
+ * stream, the columns left, the column step, 2 * row_len and 4 * n_blocks.
  */
 #define KILN_PK_STEP                      \
   "ldrd r4, r5, [r6], #8\n\t"             \
@@ -78,6 +78,7 @@ static inline void kiln_s8_pk_blocks_c(const int16_t* col, const int32_t* wp, in
   "smlad r1, r5, r9, r1\n\t"              \
   "smlad r2, r5, r10, r2\n\t"             \
   "smlad r3, r5, r11, r3\n\t"
+#define KILN_PK_STEP4 KILN_PK_STEP KILN_PK_STEP KILN_PK_STEP KILN_PK_STEP
 #define KILN_PK_RQ2(a, b, corr)                    \
   "ldmia.w r7!, {r4, r5, r6, r8, r9, r10}\n\t"     \
   corr("r5", a) corr("r9", b)                      \
@@ -107,7 +108,7 @@ static inline void kiln_s8_pk_blocks_c(const int16_t* col, const int32_t* wp, in
         "str r5, [sp, #28]\n\t"                                                                            \
         "lsrs r4, r4, #3\n\t"                                                                              \
         "negs r4, r4\n\t"                                                                                  \
-        "and r4, r4, #3\n\t"                                                                               \
+        "and r4, r4, #15\n\t"                                                                              \
         "movs r5, #44\n\t"                                                                                 \
         "muls r4, r5, r4\n\t"                                                                              \
         "adr.w r5, 2f\n\t"                                                                                 \
@@ -128,7 +129,7 @@ static inline void kiln_s8_pk_blocks_c(const int16_t* col, const int32_t* wp, in
         "ldr r6, [sp]\n\t"                                                                                 \
         "ldr pc, [sp, #8]\n\t"                                                                             \
         ".balign 4\n"                                                                                       \
-        "2:\n\t" KILN_PK_STEP KILN_PK_STEP KILN_PK_STEP KILN_PK_STEP                                       \
+        "2:\n\t" KILN_PK_STEP4 KILN_PK_STEP4 KILN_PK_STEP4 KILN_PK_STEP4                                   \
         "cmp r6, r12\n\t"                                                                                  \
         "bne 2b\n\t" KILN_PK_RQ2("r0", "r1", corr) KILN_PK_RQ2("r2", "r3", corr)                          \
         "strb r0, [lr], #1\n\t"                                                                            \
@@ -155,6 +156,7 @@ KILN_PK_BLOCKS_ASM(kiln_s8_pk_blocks_dsp0, KILN_PK_CORR0)
 KILN_PK_BLOCKS_ASM(kiln_s8_pk_blocks_dsp1, KILN_PK_CORR1)
 #undef KILN_PK_BLOCKS_ASM
 #undef KILN_PK_STEP
+#undef KILN_PK_STEP4
 #undef KILN_PK_RQ2
 #undef KILN_PK_CORR0
 #undef KILN_PK_CORR1
