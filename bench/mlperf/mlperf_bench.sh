@@ -2,7 +2,9 @@
 # MLPerf Tiny benchmark: every reference int8 model (shared/data/mlperf-tiny) through
 # `kiln verify` on each QEMU board, three data sets each. Prints one markdown table
 # (instructions per inference: the median of the three runs, which must all PASS;
-# workspace bytes against the plan's lower bound; parameter bytes) and, with
+# workspace bytes against the plan's lower bound and against the workspace of the
+# same schedule without the memory passes, --no-overlap: the liveness bound of
+# whole-tensor buffers; parameter bytes) and, with
 # --write FILE, replaces the block between the mlperf markers in FILE with it.
 #
 #   mlperf_bench.sh KILN DATA_DIR WORK_DIR [--qdq QDQ_DIR] [--write docs/performance.md]
@@ -19,6 +21,7 @@ while [ $# -gt 0 ]; do
     *) echo "mlperf_bench: unknown argument $1" >&2; exit 2 ;;
   esac
 done
+BOARDS_DIR=$(cd "$(dirname "$0")/../../boards" && pwd)
 MODELS="kws_ref_model vww_96_int8 pretrainedResnet_quant ad01_int8"
 BOARDS="mps2-an386 mps3-an547 mps2-an385"
 declare -A LABEL=([kws_ref_model]=KWS [vww_96_int8]=VWW [pretrainedResnet_quant]=IC [ad01_int8]=AD)
@@ -31,7 +34,7 @@ mkdir -p "$WORK"
 median3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 
 # "target" is the figure of issue 13 where it names one, with the ratio measured/target.
-# run FORMAT MODEL_FILE MODEL BOARD -> "instr workspace bound params status"
+# run FORMAT MODEL_FILE MODEL BOARD -> "instr workspace bound workspace_without_memory_passes params status"
 run() {
   local fmt=$1 file=$2 model=$3 board=$4
   local log="$WORK/$fmt.$model.$board.log"
@@ -46,24 +49,30 @@ run() {
   local par=$(awk '$1=="flash" && $2=="parameter" {print $4; exit}' "$log")
   local status=PASS; [ $rc -eq 0 ] || status=FAIL
   local med="-"; [ ${#instr[@]} -eq 3 ] && med=$(median3 "${instr[@]}")
-  echo "$med ${ws:--} ${lb:--} ${par:--} $status"
+  # The same model and board without partial reuse (docs/memory-planning.md).
+  # (kiln verify takes the CPU from the board's -mcpu flag; compile needs it given.)
+  local mcpu=$(grep -o '"-mcpu=[^"]*"' "$BOARDS_DIR/$board/board.json" | head -1 | tr -d '"' | sed 's/^-mcpu=//')
+  local before=$("$KILN" compile "$file" -o "$WORK/no_overlap.$fmt.$model.$board" --no-overlap \
+      ${mcpu:+--mcpu "$mcpu"} --with-workspace-buffer "name=sram" --with-parameter-buffer "name=flash" 2>&1 |
+      awk '$1=="sram" && $2=="workspace" {print $4; exit}')
+  echo "$med ${ws:--} ${lb:--} ${before:--} ${par:--} $status"
 }
 
 fmt_m() { [ -z "$1" ] || [ "$1" = "-" ] && echo "-" || awk -v v="$1" 'BEGIN{printf "%.2fM", v/1e6}'; }
 
 {
-  echo "| model | format | board | instructions / inference | target | workspace B | lower bound B | parameters B | outputs |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| model | format | board | instructions / inference | target | workspace B | lower bound B | without memory passes B | parameters B | outputs |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
   for m in $MODELS; do
     for fmt in tflite qdq; do
       if [ "$fmt" = tflite ]; then file="$DATA/$m.tflite"; else
         [ -n "$QDQ" ] && [ -f "$QDQ/$m.onnx" ] || continue; file="$QDQ/$m.onnx"; fi
       for b in $BOARDS; do
-        read -r instr ws lb par st <<< "$(run $fmt "$file" $m $b)"
+        read -r instr ws lb before par st <<< "$(run $fmt "$file" $m $b)"
         t=${TARGET[$m.$b]:-}
         tgt="-"; [ -n "$t" ] && [ "$instr" != "-" ] &&
           tgt="$(fmt_m "$t") ($(awk -v a="$instr" -v b="$t" 'BEGIN{printf "%.2fx", a/b}'))"
-        echo "| ${LABEL[$m]} | $fmt | $b | $(fmt_m "$instr") ($instr) | $tgt | $ws | $lb | $par | $st |"
+        echo "| ${LABEL[$m]} | $fmt | $b | $(fmt_m "$instr") ($instr) | $tgt | $ws | $lb | $before | $par | $st |"
       done
     done
   done

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "ir/wide_num.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -36,17 +37,6 @@ int64_t norm_axis(const Node& n, int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
     throw CompileError(n.describe() + ": axis " + std::to_string(axis) + " out of range");
   return axis < 0 ? axis + rank : axis;
-}
-
-WideNum wf(double x) {
-  WideNum w;
-  w.f = x;
-  return w;
-}
-WideNum wi(int64_t x) {
-  WideNum w;
-  w.i = x;
-  return w;
 }
 
 // ---- element-wise -----------------------------------------------------------
@@ -181,7 +171,7 @@ Eval variadic(const std::string& op) {
       acc = binary_op(step, acc->broadcast_to(s), in(n, i), out(n).dtype, s);
     }
     if (op == "Mean") {
-      ConstantPtr cnt = Constant::splat(acc->dtype(), {}, acc->kind() == WideKind::Float ? wf(double(n.inputs.size())) : wi(int64_t(n.inputs.size())));
+      ConstantPtr cnt = Constant::splat(acc->dtype(), {}, acc->kind() == WideKind::Float ? wide_float(double(n.inputs.size())) : wide_int(int64_t(n.inputs.size())));
       acc = binary_op("Div", acc, cnt, out(n).dtype, out(n).shape);
     }
     return {acc->broadcast_to(out(n).shape)};
@@ -218,7 +208,7 @@ std::vector<ConstantPtr> clip(const Node& n) {
   WideNum lo, hi;
   bool has_lo = false, has_hi = false;
   if (n.opset < 11) {
-    lo = wf(n.attr_float("min", -INFINITY)), hi = wf(n.attr_float("max", INFINITY));
+    lo = wide_float(n.attr_float("min", -INFINITY)), hi = wide_float(n.attr_float("max", INFINITY));
     has_lo = has_hi = true;
   } else {
     if (n.input(1)) lo = in(n, 1)->wide_at(0), has_lo = true;
@@ -292,7 +282,7 @@ std::vector<ConstantPtr> expand(const Node& n) { return {in(n, 0)->broadcast_to(
 std::vector<ConstantPtr> constant_of_shape(const Node& n) {
   ConstantPtr v = n.attr_tensor("value");
   DType t = out(n).dtype;
-  WideNum x = v ? v->wide_at(0) : (wide_kind(t) == WideKind::Float ? wf(0.0) : wi(0));
+  WideNum x = v ? v->wide_at(0) : (wide_kind(t) == WideKind::Float ? wide_float(0.0) : wide_int(0));
   return {Constant::splat(t, out(n).shape, x)};
 }
 

@@ -1,4 +1,5 @@
 #include "ir/constant.h"
+#include "ir/wide_num.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -45,39 +46,24 @@ void read_run(const uint8_t* base, int64_t at, int64_t stride, int64_t n, WideNu
   }
 }
 
-WideNum wf(double x) {
-  WideNum w;
-  w.f = x;
-  return w;
-}
-WideNum wi(int64_t x) {
-  WideNum w;
-  w.i = x;
-  return w;
-}
-WideNum wu(uint64_t x) {
-  WideNum w;
-  w.u = x;
-  return w;
-}
 
 void read_run_any(DType t, const uint8_t* base, int64_t at, int64_t stride, int64_t n, WideNum* dst) {
   switch (t) {
-    case DType::Float32: return read_run<float>(base, at, stride, n, dst, [](float x) { return wf(x); });
-    case DType::Float64: return read_run<double>(base, at, stride, n, dst, [](double x) { return wf(x); });
+    case DType::Float32: return read_run<float>(base, at, stride, n, dst, [](float x) { return wide_float(x); });
+    case DType::Float64: return read_run<double>(base, at, stride, n, dst, [](double x) { return wide_float(x); });
     case DType::Float16:
-      return read_run<uint16_t>(base, at, stride, n, dst, [](uint16_t x) { return wf(half_to_float(x)); });
+      return read_run<uint16_t>(base, at, stride, n, dst, [](uint16_t x) { return wide_float(half_to_float(x)); });
     case DType::BFloat16:
-      return read_run<uint16_t>(base, at, stride, n, dst, [](uint16_t x) { return wf(bfloat16_to_float(x)); });
-    case DType::Int8: return read_run<int8_t>(base, at, stride, n, dst, [](int8_t x) { return wi(x); });
-    case DType::Int16: return read_run<int16_t>(base, at, stride, n, dst, [](int16_t x) { return wi(x); });
-    case DType::Int32: return read_run<int32_t>(base, at, stride, n, dst, [](int32_t x) { return wi(x); });
-    case DType::Int64: return read_run<int64_t>(base, at, stride, n, dst, [](int64_t x) { return wi(x); });
-    case DType::Bool: return read_run<uint8_t>(base, at, stride, n, dst, [](uint8_t x) { return wi(x != 0); });
-    case DType::UInt8: return read_run<uint8_t>(base, at, stride, n, dst, [](uint8_t x) { return wu(x); });
-    case DType::UInt16: return read_run<uint16_t>(base, at, stride, n, dst, [](uint16_t x) { return wu(x); });
-    case DType::UInt32: return read_run<uint32_t>(base, at, stride, n, dst, [](uint32_t x) { return wu(x); });
-    case DType::UInt64: return read_run<uint64_t>(base, at, stride, n, dst, [](uint64_t x) { return wu(x); });
+      return read_run<uint16_t>(base, at, stride, n, dst, [](uint16_t x) { return wide_float(bfloat16_to_float(x)); });
+    case DType::Int8: return read_run<int8_t>(base, at, stride, n, dst, [](int8_t x) { return wide_int(x); });
+    case DType::Int16: return read_run<int16_t>(base, at, stride, n, dst, [](int16_t x) { return wide_int(x); });
+    case DType::Int32: return read_run<int32_t>(base, at, stride, n, dst, [](int32_t x) { return wide_int(x); });
+    case DType::Int64: return read_run<int64_t>(base, at, stride, n, dst, [](int64_t x) { return wide_int(x); });
+    case DType::Bool: return read_run<uint8_t>(base, at, stride, n, dst, [](uint8_t x) { return wide_int(x != 0); });
+    case DType::UInt8: return read_run<uint8_t>(base, at, stride, n, dst, [](uint8_t x) { return wide_uint(x); });
+    case DType::UInt16: return read_run<uint16_t>(base, at, stride, n, dst, [](uint16_t x) { return wide_uint(x); });
+    case DType::UInt32: return read_run<uint32_t>(base, at, stride, n, dst, [](uint32_t x) { return wide_uint(x); });
+    case DType::UInt64: return read_run<uint64_t>(base, at, stride, n, dst, [](uint64_t x) { return wide_uint(x); });
     default: throw std::logic_error("Constant: cannot read elements of dtype " + dtype_name(t));
   }
 }
@@ -138,18 +124,18 @@ DType wide_storage_dtype(DType t) { return wide_kind(t) == WideKind::Float ? DTy
 
 WideNum round_to(DType t, WideNum v) {
   switch (t) {
-    case DType::Float32: return wf(double(float(v.f)));
+    case DType::Float32: return wide_float(double(float(v.f)));
     case DType::Float64: return v;
-    case DType::Float16: return wf(half_to_float(double_to_half(v.f)));
-    case DType::BFloat16: return wf(bfloat16_to_float(double_to_bfloat16(v.f)));
-    case DType::Int8: return wi(int8_t(v.i));
-    case DType::Int16: return wi(int16_t(v.i));
-    case DType::Int32: return wi(int32_t(v.i));
+    case DType::Float16: return wide_float(half_to_float(double_to_half(v.f)));
+    case DType::BFloat16: return wide_float(bfloat16_to_float(double_to_bfloat16(v.f)));
+    case DType::Int8: return wide_int(int8_t(v.i));
+    case DType::Int16: return wide_int(int16_t(v.i));
+    case DType::Int32: return wide_int(int32_t(v.i));
     case DType::Int64: return v;
-    case DType::Bool: return wi(v.i != 0);
-    case DType::UInt8: return wu(uint8_t(v.u));
-    case DType::UInt16: return wu(uint16_t(v.u));
-    case DType::UInt32: return wu(uint32_t(v.u));
+    case DType::Bool: return wide_int(v.i != 0);
+    case DType::UInt8: return wide_uint(uint8_t(v.u));
+    case DType::UInt16: return wide_uint(uint16_t(v.u));
+    case DType::UInt32: return wide_uint(uint32_t(v.u));
     case DType::UInt64: return v;
     default: throw std::logic_error("round_to: unsupported dtype " + dtype_name(t));
   }
@@ -165,11 +151,11 @@ WideNum convert_kind(WideKind from, WideKind to, WideNum v) {
   };
   switch (from) {
     case WideKind::Float:
-      if (to == WideKind::Int) return wi(trunc_to_i(v.f));
-      if (v.f >= 0 && v.f < 1.8446744073709552e19) return wu(uint64_t(std::trunc(v.f)));
-      return wu(uint64_t(trunc_to_i(v.f)));
-    case WideKind::Int: return to == WideKind::Float ? wf(double(v.i)) : wu(uint64_t(v.i));
-    case WideKind::UInt: return to == WideKind::Float ? wf(double(v.u)) : wi(int64_t(v.u));
+      if (to == WideKind::Int) return wide_int(trunc_to_i(v.f));
+      if (v.f >= 0 && v.f < 1.8446744073709552e19) return wide_uint(uint64_t(std::trunc(v.f)));
+      return wide_uint(uint64_t(trunc_to_i(v.f)));
+    case WideKind::Int: return to == WideKind::Float ? wide_float(double(v.i)) : wide_uint(uint64_t(v.i));
+    case WideKind::UInt: return to == WideKind::Float ? wide_float(double(v.u)) : wide_int(int64_t(v.u));
   }
   return v;
 }
@@ -331,9 +317,9 @@ ConstantPtr Constant::from_doubles(DType dtype, std::vector<int64_t> shape, cons
   std::vector<uint8_t> b(v.size() * dtype_size(dtype));
   std::vector<WideNum> w(v.size());
   WideKind k = wide_kind(dtype);
-  for (size_t i = 0; i < v.size(); ++i) w[i] = convert_kind(WideKind::Float, k, wf(v[i]));
+  for (size_t i = 0; i < v.size(); ++i) w[i] = convert_kind(WideKind::Float, k, wide_float(v[i]));
   if (dtype == DType::Bool)
-    for (size_t i = 0; i < v.size(); ++i) w[i] = wi(v[i] != 0.0);
+    for (size_t i = 0; i < v.size(); ++i) w[i] = wide_int(v[i] != 0.0);
   store_rounded(dtype, w.data(), int64_t(w.size()), b.data());
   return from_bytes(dtype, std::move(shape), std::move(b));
 }
@@ -652,18 +638,18 @@ ConstantPtr Constant::mapped(DType out_dtype, std::function<void(WideNum*, int64
 
 namespace {
 WideNum saturate_to(DType t, double x) {
-  if (std::isnan(x)) return wide_kind(t) == WideKind::UInt ? wu(0) : wi(0);
+  if (std::isnan(x)) return wide_kind(t) == WideKind::UInt ? wide_uint(0) : wide_int(0);
   x = std::trunc(x);
   switch (t) {
-    case DType::Int8: return wi(int64_t(std::clamp(x, -128.0, 127.0)));
-    case DType::Int16: return wi(int64_t(std::clamp(x, -32768.0, 32767.0)));
-    case DType::Int32: return wi(int64_t(std::clamp(x, -2147483648.0, 2147483647.0)));
-    case DType::Int64: return wi(x >= 9.2233720368547758e18 ? INT64_MAX : x <= -9.2233720368547758e18 ? INT64_MIN : int64_t(x));
-    case DType::UInt8: return wu(uint64_t(std::clamp(x, 0.0, 255.0)));
-    case DType::UInt16: return wu(uint64_t(std::clamp(x, 0.0, 65535.0)));
-    case DType::UInt32: return wu(uint64_t(std::clamp(x, 0.0, 4294967295.0)));
-    case DType::UInt64: return wu(x >= 1.8446744073709552e19 ? UINT64_MAX : x <= 0 ? 0 : uint64_t(x));
-    default: return wi(0);
+    case DType::Int8: return wide_int(int64_t(std::clamp(x, -128.0, 127.0)));
+    case DType::Int16: return wide_int(int64_t(std::clamp(x, -32768.0, 32767.0)));
+    case DType::Int32: return wide_int(int64_t(std::clamp(x, -2147483648.0, 2147483647.0)));
+    case DType::Int64: return wide_int(x >= 9.2233720368547758e18 ? INT64_MAX : x <= -9.2233720368547758e18 ? INT64_MIN : int64_t(x));
+    case DType::UInt8: return wide_uint(uint64_t(std::clamp(x, 0.0, 255.0)));
+    case DType::UInt16: return wide_uint(uint64_t(std::clamp(x, 0.0, 65535.0)));
+    case DType::UInt32: return wide_uint(uint64_t(std::clamp(x, 0.0, 4294967295.0)));
+    case DType::UInt64: return wide_uint(x >= 1.8446744073709552e19 ? UINT64_MAX : x <= 0 ? 0 : uint64_t(x));
+    default: return wide_int(0);
   }
 }
 }  // namespace
@@ -680,7 +666,7 @@ ConstantPtr Constant::cast_to(DType out) const {
           WideNum v = convert_kind(from, to, d[k]);
           // Float -> integer saturates (NaN -> 0), exactly like the crt Cast kernel.
           if (from == WideKind::Float && to != WideKind::Float && out != DType::Bool) v = saturate_to(out, d[k].f);
-          if (out == DType::Bool) v = wi(from == WideKind::Float ? d[k].f != 0.0 : d[k].i != 0);
+          if (out == DType::Bool) v = wide_int(from == WideKind::Float ? d[k].f != 0.0 : d[k].i != 0);
           if (to != WideKind::Float || narrow_float) v = round_to(out, v);
           d[k] = v;
         }

@@ -119,10 +119,9 @@ ConstantPtr constant_from_tensor_proto(const onnx::TensorProto& t, const fs::pat
                        std::to_string(expected));
   std::vector<uint8_t> bytes(expected);
   if (t.has_raw_data()) {
-    if (t.raw_data().size() != expected)
-      throw CompileError(what + ": raw_data has " + std::to_string(t.raw_data().size()) + " bytes, expected " +
-                         std::to_string(expected));
-    std::memcpy(bytes.data(), t.raw_data().data(), expected);
+    // An empty tensor's vector has no storage: memcpy from or to null is undefined
+    // even for 0 bytes.
+    if (expected > 0) std::memcpy(bytes.data(), t.raw_data().data(), expected);
   } else {
     size_t count = 0;
     switch (dt) {

@@ -65,6 +65,9 @@ nice -n 19 "$bin" -runs=0 -print_coverage=1 -rss_limit_mb=2048 -malloc_limit_mb=
   ls "$work/artifacts" | sed 's/^/           /'
   echo
   echo "edges covered by the corpus, per folder of generator/ (-print_coverage):"
+  # The pass runs in one process: a fault in the corpus ends it early.
+  grep -q '^Done [0-9]* runs' "$covlog" ||
+    echo "  (partial: the coverage pass stopped at a fault, see $covlog)"
   grep -E '^(UN)?COVERED_FUNC' "$covlog" | awk '
     { file = $NF; sub(/:[0-9]+$/, "", file)
       if (file !~ /\/generator\//) next

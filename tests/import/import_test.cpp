@@ -521,6 +521,17 @@ TEST(TensorProto, TypedFieldsOfNarrowTypesFollowOnnxPacking) {
   d.add_double_data(0.1);
   EXPECT_EQ(constant_from_tensor_proto(d, ".", "d")->as_double(0), 0.1);
 
+  // An empty tensor in raw_data (ReduceL2's `axes` of opset 18 with no axes):
+  // an empty constant, not a copy from a vector with no storage (found by make fuzz
+  // under UBSan: memcpy to null with 0 bytes).
+  onnx::TensorProto empty;
+  empty.set_data_type(onnx::TensorProto::INT64);
+  empty.add_dims(0);
+  empty.set_raw_data("");
+  auto ec = constant_from_tensor_proto(empty, ".", "empty");
+  EXPECT_EQ(ec->shape(), (std::vector<int64_t>{0}));
+  EXPECT_TRUE(ec->to_int64s().empty());
+
   onnx::TensorProto short_typed = ModelBuilder::int64_typed("s", {3}, {1, 2});
   EXPECT_CONTAINS(compile_error([&] { constant_from_tensor_proto(short_typed, ".", "tensor 's'"); }), "tensor 's'");
 

@@ -12,6 +12,7 @@
 #include "lower/lower_util.h"
 #include "lower/spatial.h"
 #include "lower/ops/ops.h"
+#include "lower/ops/qnn_overlap.h"
 #include "lower/ops/qnn_s8_params.h"
 #include "util/error.h"
 
@@ -77,7 +78,7 @@ std::string append_fields(const std::string& init, const std::string& more) {
   return head + (head.size() > 1 ? ", " : " ") + more + " }";
 }
 
-KernelCall lower_qconv2d(const Node& n) {
+KernelCall lower_qconv2d_form(const Node& n) {
   const Value* w = n.input(1);
   if (!w || w->shape.size() != 4)
     throw CompileError(n.describe() + ": weights must be constant [Cout, KH, KW, Cin/group]");
@@ -152,7 +153,7 @@ KernelCall lower_qconv2d(const Node& n) {
   return k;
 }
 
-KernelCall lower_qdepthwise_conv2d(const Node& n) {
+KernelCall lower_qdepthwise_conv2d_form(const Node& n) {
   const Value* w = n.input(1);
   // [KH, KW, Cout], or TFLite's [1, KH, KW, Cout].
   Shape ws = w ? w->shape : Shape{};
@@ -183,7 +184,15 @@ KernelCall lower_qdepthwise_conv2d(const Node& n) {
       k.constants.push_back(*packed);
       k.unread_inputs.push_back(1);
       if (n.input(2)) k.unread_inputs.push_back(2);
-      k.scratch.push_back({"window", uint64_t(taps * g.in_c), 8});
+      // 3x3, stride_w 1, dilation 1, rows of 8 outputs or more (KILN_S8_DW_PK_PLANAR,
+      // nn_s8.h): a ring of three widened input rows of four channels; else a
+      // border pixel's window.
+      const bool planar = g.kernel_h == 3 && g.kernel_w == 3 && g.strides[1] == 1 && g.dilations[0] == 1 &&
+                          g.dilations[1] == 1 && g.out_w >= 8;
+      if (planar)
+        k.scratch.push_back({"rows", uint64_t(24 * (4 * ((g.out_w + 3) / 4) + 2)), 8});
+      else
+        k.scratch.push_back({"window", uint64_t(taps * g.in_c), 8});
       k.call = "kiln_depthwise_conv2d_s8_pk(&$params, $in0, $const0, $out0, (int8_t*)$scratch0)";
       return k;
     }
@@ -193,6 +202,42 @@ KernelCall lower_qdepthwise_conv2d(const Node& n) {
   k.unread_inputs.push_back(1);
   k.call = std::string("kiln_depthwise_conv2d_s8(&$params, $in0, $const0, ") + (n.input(2) ? "$in2" : "NULL") +
            ", (const kiln_s8_requant_t*)$const1, $out0)";
+  return k;
+}
+
+S8Window s8_window(const Geometry2D& g) {
+  S8Window w;
+  w.in_h = g.in_h, w.in_w = g.in_w, w.in_c = g.in_c, w.out_h = g.out_h, w.out_w = g.out_w, w.out_c = g.out_c;
+  w.kernel_h = g.kernel_h, w.kernel_w = g.kernel_w, w.stride_h = g.strides[0], w.stride_w = g.strides[1];
+  w.dilation_h = g.dilations[0], w.dilation_w = g.dilations[1], w.pad_top = g.pads[0], w.pad_left = g.pads[1];
+  return w;
+}
+
+// Partial reuse (lower/ops/qnn_overlap.h): one group, batch 1. Every form reads a
+// pixel's window before writing its outputs, except the int8-weight form's
+// pointwise path on MVE, which reads a pair of pixels in place while writing them.
+KernelCall lower_qconv2d(const Node& n) {
+  KernelCall k = lower_qconv2d_form(n);
+  const Value* w = n.input(1);
+  const Geometry2D g = conv_geometry(n, w->shape[1], w->shape[2]);
+  if (g.n != 1 || n.attr_int("group", 1) != 1) return k;
+  const bool w8 = k.call.rfind("kiln_conv2d_s8_w8(", 0) == 0;
+  const bool direct = w8 && g.kernel_h == 1 && g.kernel_w == 1 && g.in_c % 16 == 0 && g.pads[0] == 0 &&
+                      g.pads[1] == 0 && (g.out_h - 1) * g.strides[0] < g.in_h && (g.out_w - 1) * g.strides[1] < g.in_w;
+  add_s8_overlap(k, n.outputs[0]->size_bytes(), s8_overlap_limit(s8_window(g), direct ? 2 : 1, direct), 16);
+  return k;
+}
+
+// Depthwise, depth multiplier 1, batch 1: channel c of an output pixel is written
+// after channel c of its window was read (every form), so the output may start at
+// whole pixels below the input (lower/ops/qnn_overlap.h).
+KernelCall lower_qdepthwise_conv2d(const Node& n) {
+  KernelCall k = lower_qdepthwise_conv2d_form(n);
+  Shape ws = n.input(1)->shape;
+  if (ws.size() == 4 && ws[0] == 1) ws.erase(ws.begin());
+  const Geometry2D g = conv_geometry(n, ws[0], ws[1]);
+  if (g.n != 1 || g.out_c != g.in_c) return k;
+  add_s8_overlap(k, n.outputs[0]->size_bytes(), s8_overlap_limit(s8_window(g), 1, false), g.in_c);
   return k;
 }
 

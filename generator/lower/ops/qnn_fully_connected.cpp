@@ -6,6 +6,7 @@
 // (kiln_fully_connected_s8_w8: int8 rows, the input offset folded into the bias).
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
+#include "lower/ops/qnn_overlap.h"
 #include "lower/ops/qnn_s8_params.h"
 #include "util/error.h"
 
@@ -13,7 +14,7 @@ namespace kiln {
 
 namespace {
 
-KernelCall lower_qfully_connected(const Node& n) {
+KernelCall lower_qfully_connected_form(const Node& n) {
   const Value *x = n.input(0), *w = n.input(1), *y = n.outputs.at(0);
   if (!x || !w) throw CompileError(n.describe() + ": needs an input and constant weights");
   require_dtype(n, x, DType::Int8, "input");
@@ -66,6 +67,19 @@ KernelCall lower_qfully_connected(const Node& n) {
   kc.call = std::string("kiln_fully_connected_s8(&$params, $in0, $const0, ") + (n.input(2) ? "$in2" : "NULL") +
             ", (const kiln_s8_requant_t*)$const1, $out0, (int16_t*)$scratch0)";
   return kc;
+}
+
+// Partial reuse (lower/ops/qnn_overlap.h): rows in order, each widened (copied)
+// before its outputs are written; the int8-weight form reads a row in place while
+// writing it (and on MVE two rows at a time).
+KernelCall lower_qfully_connected(const Node& n) {
+  KernelCall k = lower_qfully_connected_form(n);
+  const Value *x = n.input(0), *y = n.outputs.at(0);
+  S8Window w;
+  w.in_h = w.out_h = x->shape[0], w.in_c = x->shape[1], w.out_c = y->shape[1];
+  const bool w8 = k.call.rfind("kiln_fully_connected_s8_w8(", 0) == 0;
+  add_s8_overlap(k, y->size_bytes(), s8_overlap_limit(w, w8 ? 2 : 1, w8), 16);
+  return k;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "lower/lower_util.h"
 #include "lower/spatial.h"
 #include "lower/ops/ops.h"
+#include "lower/ops/qnn_overlap.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -85,6 +86,16 @@ KernelCall lower_qpool(const Node& n, bool average) {
                       .i("act_max", act_max)
                       .str();
   k.call = std::string(average ? "kiln_avgpool2d_s8" : "kiln_maxpool2d_s8") + "(&$params, $in0, $out0)";
+  // Partial reuse (lower/ops/qnn_overlap.h): per output pixel, channel c is written
+  // after channel c of the window was read, so the output may start at whole
+  // pixels below the input.
+  if (N == 1) {
+    S8Window w;
+    w.in_h = H, w.in_w = W, w.in_c = C, w.out_h = OH, w.out_w = OW, w.out_c = C;
+    w.kernel_h = kernel[0], w.kernel_w = kernel[1], w.stride_h = strides[0], w.stride_w = strides[1];
+    w.pad_top = pads[0], w.pad_left = pads[1];
+    add_s8_overlap(k, y->size_bytes(), s8_overlap_limit(w, 1, false), C);
+  }
   return k;
 }
 

@@ -11,6 +11,11 @@
  * arithmetic by the host unit tests. Prints the instructions per call at a few
  * MLPerf shapes and S8-QEMU-OK when every output matched. Run by
  * run_s8_qemu_check.cmake.
+ *
+ * Partial reuse: conv (one group), depthwise (multiplier 1), fully connected and
+ * the pools run a second time with the output placed across the input as low as
+ * the compiler's rule allows (generator/lower/ops/qnn_overlap.h, restated in
+ * ov_limit), which must give the same bytes on every path.
  */
 #include <string.h>
 
@@ -48,7 +53,7 @@ kiln_status_t portable_mul_s8(const kiln_mul_s8_params_t* p, const int8_t* a, co
 kiln_status_t portable_lookup_s8(const kiln_lookup_s8_params_t* p, const int8_t* x, const int8_t* table, int8_t* y);
 kiln_status_t portable_softmax_s8(const kiln_softmax_s8_params_t* p, const int8_t* x, int8_t* y);
 
-static int failures = 0, checks = 0, pk_checks = 0, pk_dw_checks = 0, pk_strip_checks = 0;
+static int failures = 0, checks = 0, pk_checks = 0, pk_dw_checks = 0, pk_dwpl_checks = 0, pk_strip_checks = 0;
 
 static void put(const char* s) { kiln_board_write(s, (uint32_t)strlen(s)); }
 static void put_i(int64_t v) {
@@ -91,6 +96,15 @@ static void check(const char* what, const int8_t* got, const int8_t* want, int32
 
 static int8_t X[20 * 20 * 24], Y[20 * 20 * 24], R[20 * 20 * 24];
 
+/* Partial reuse (below, with the conv cases): the window geometry of an NHWC op;
+ * a fully connected layer is rows x 1 pixels of in_features channels. */
+typedef struct {
+  int32_t in_h, in_w, in_c, out_h, out_w, out_c, kh, kw, sh, sw, dh, dw, pt, pl;
+} ov_geom_t;
+static int64_t ov_limit(const ov_geom_t* g, int32_t step, int during);
+static int ov_place(const int8_t* x, int64_t limit, int32_t granule, int32_t n_in, int32_t n_out);
+static int8_t *ov_x, *ov_y;
+
 static int32_t imin(int32_t a, int32_t b) { return a < b ? a : b; }
 static int32_t imax(int32_t a, int32_t b) { return a > b ? a : b; }
 
@@ -115,7 +129,7 @@ static void ref_pool(const kiln_pool2d_s8_params_t* p, int avg) {
 }
 
 static void pools(void) {
-  int t;
+  int t, pool_overlaps = 0;
   for (t = 0; t < 120; ++t) {
     kiln_pool2d_s8_params_t p;
     int avg;
@@ -144,9 +158,21 @@ static void pools(void) {
       check(avg ? "avgpool" : "maxpool", Y, R, p.out_h * p.out_w * p.channels);
       if ((avg ? PORTABLE(avgpool2d_s8)(&p, X, R) : PORTABLE(maxpool2d_s8)(&p, X, R)) != KILN_OK) ++failures;
       check(avg ? "avgpool vs portable" : "maxpool vs portable", Y, R, p.out_h * p.out_w * p.channels);
+      {
+        const ov_geom_t g = {p.in_h, p.in_w, p.channels, p.out_h, p.out_w, p.channels, p.kernel_h, p.kernel_w,
+                             p.stride_h, p.stride_w, 1, 1, p.pad_top, p.pad_left};
+        if (ov_place(X, ov_limit(&g, 1, 0), p.channels, p.in_h * p.in_w * p.channels, p.out_h * p.out_w * p.channels)) {
+          if ((avg ? kiln_avgpool2d_s8(&p, ov_x, ov_y) : kiln_maxpool2d_s8(&p, ov_x, ov_y)) != KILN_OK) ++failures;
+          check(avg ? "avgpool overlap" : "maxpool overlap", ov_y, Y, p.out_h * p.out_w * p.channels);
+          ++pool_overlaps;
+        }
+      }
     }
   }
-  put("pools: 120 random geometries checked against the reference and the portable path\n");
+  put("pools: 120 random geometries checked against the reference and the portable path, ");
+  put_i(pool_overlaps);
+  put(" calls also with the output placed across the input\n");
+  if (pool_overlaps < 60) ++failures;
 }
 
 /* TFLite's fixed-point steps (gemmlowp), for the Mul reference. */
@@ -290,6 +316,75 @@ static void compare(const char* what, int32_t n) {
     }
 }
 
+/* Partial reuse (generator/lower/ops/qnn_overlap.h): with output pixel p written
+ * at delta + p * out_c in steps of `step` pixels, delta may be at most the lowest
+ * input byte read after a step's writes (with `during`, by that step too) minus
+ * the end of the step's output bytes, over every step. */
+#define OV_UNBOUNDED ((int64_t)1 << 40)
+static int32_t ov_first_tap(int32_t i0, int32_t d, int32_t k, int32_t size) {
+  int32_t t;
+  for (t = 0; t < k && i0 + t * d < size; ++t)
+    if (i0 + t * d >= 0) return t;
+  return -1;
+}
+static int64_t ov_lowest_read(const ov_geom_t* g, int32_t pix) {
+  const int32_t oy = pix / g->out_w, ox = pix % g->out_w;
+  const int32_t iy0 = oy * g->sh - g->pt, ix0 = ox * g->sw - g->pl;
+  const int32_t ky = ov_first_tap(iy0, g->dh, g->kh, g->in_h), kx = ov_first_tap(ix0, g->dw, g->kw, g->in_w);
+  if (ky < 0 || kx < 0) return OV_UNBOUNDED;
+  return ((int64_t)(iy0 + ky * g->dh) * g->in_w + ix0 + kx * g->dw) * g->in_c;
+}
+static int64_t ov_limit(const ov_geom_t* g, int32_t step, int during) {
+  const int32_t n = g->out_h * g->out_w;
+  int64_t limit = OV_UNBOUNDED, after = OV_UNBOUNDED;
+  int32_t k, p;
+  for (k = (n + step - 1) / step - 1; k >= 0; --k) {
+    const int32_t end = (k + 1) * step < n ? (k + 1) * step : n;
+    int64_t own = OV_UNBOUNDED;
+    for (p = k * step; p < end; ++p) {
+      const int64_t r = ov_lowest_read(g, p);
+      own = r < own ? r : own;
+    }
+    if (during && own < after) after = own;
+    if (after < OV_UNBOUNDED && after - (int64_t)end * g->out_c < limit) limit = after - (int64_t)end * g->out_c;
+    if (!during && own < after) after = own;
+  }
+  return limit;
+}
+
+/* x's n_in bytes copied into the arena and the output placed at the highest
+ * delta <= limit that is a multiple of granule and of 16 (0 when nothing is read
+ * after a write); 0 when the output would not touch the input. */
+static int8_t ov_arena[MAX_X + MAX_Y + 64] __attribute__((aligned(16)));
+static int overlap_checks = 0;
+static int ov_place(const int8_t* x, int64_t limit, int32_t granule, int32_t n_in, int32_t n_out) {
+  int32_t step = granule, base;
+  int64_t delta;
+  while (step % 16 != 0) step += granule;
+  delta = limit >= n_in ? 0 : limit;
+  delta = delta >= 0 ? delta / step * step : -((-delta + step - 1) / step * step);
+  if (delta <= -(int64_t)n_out || delta >= n_in) return 0;
+  base = delta < 0 ? (int32_t)-delta : 0;
+  if (base + n_in > (int32_t)sizeof ov_arena || base + delta + n_out > (int32_t)sizeof ov_arena) return 0;
+  ov_x = ov_arena + base;
+  ov_y = ov_arena + base + delta;
+  memcpy(ov_x, x, (size_t)n_in);
+  ++overlap_checks;
+  return 1;
+}
+/* The overlapped output against y_want. */
+static void ov_compare(const char* what, kiln_status_t s, int32_t n) {
+  if (s != KILN_OK) {
+    put("FAIL ");
+    put(what);
+    put(" status\n");
+    ++failures;
+    return;
+  }
+  memcpy(y_got, ov_y, (size_t)n);
+  compare(what, n);
+}
+
 /* The packed stream (kiln_conv2d_s8_pk, nn_s8.h) of `rows` channels from w_buf
  * (int16 blocks), bias_buf and rq_buf, as the compiler builds it; 0 when the
  * channels do not all have the short requantization or the clamp is not
@@ -346,6 +441,7 @@ static void pack_strip(const kiln_conv2d_s8_params_t* p) {
 
 static void conv_case(void) {
   kiln_conv2d_s8_params_t p;
+  int64_t conv_limit, conv_w8_limit;
   int32_t cin_g, taps, blocks;
   memset(&p, 0, sizeof p);
   p.groups = rnd(0, 3) == 0 ? rnd(1, 3) : 1;
@@ -386,6 +482,17 @@ static void conv_case(void) {
     return;
   }
   compare("conv", p.out_h * p.out_w * p.out_c);
+  {
+    const ov_geom_t g = {p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h,
+                         p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left};
+    const int direct = p.kernel_h == 1 && p.kernel_w == 1 && p.in_c % 16 == 0 && p.pad_top == 0 && p.pad_left == 0 &&
+                       (p.out_h - 1) * p.stride_h < p.in_h && (p.out_w - 1) * p.stride_w < p.in_w;
+    conv_limit = p.groups == 1 ? ov_limit(&g, 1, 0) : -OV_UNBOUNDED;
+    conv_w8_limit = p.groups == 1 ? (direct ? ov_limit(&g, 2, 1) : conv_limit) : -OV_UNBOUNDED;
+  }
+  if (ov_place(x_buf, conv_limit, 16, p.in_h * p.in_w * p.in_c, p.out_h * p.out_w * p.out_c))
+    ov_compare("conv overlap", kiln_conv2d_s8(&p, ov_x, w_buf, bias_buf, rq_buf, ov_y, scratch),
+               p.out_h * p.out_w * p.out_c);
   /* The packed form against the int16 form's portable result. */
   if (p.groups == 1 && pack(p.out_c, taps, p.act_min, p.act_max)) {
     if (kiln_conv2d_s8_pk(&p, x_buf, pk_buf, y_got, scratch) != KILN_OK) {
@@ -396,6 +503,8 @@ static void conv_case(void) {
     compare("conv pk", p.out_h * p.out_w * p.out_c);
     if (portable_conv2d_s8_pk(&p, x_buf, pk_buf, y_got, scratch) != KILN_OK) ++failures;
     compare("conv pk portable", p.out_h * p.out_w * p.out_c);
+    if (ov_place(x_buf, conv_limit, 16, p.in_h * p.in_w * p.in_c, p.out_h * p.out_w * p.out_c))
+      ov_compare("conv pk overlap", kiln_conv2d_s8_pk(&p, ov_x, pk_buf, ov_y, scratch), p.out_h * p.out_w * p.out_c);
     ++pk_checks;
     if (p.dilation_h == 1 && p.dilation_w == 1 && (p.stride_w * p.kernel_h * p.in_c) % 2 == 0 &&
         4 * ((int32_t)KILN_S8_ROW_LEN((uint32_t)taps)) <= 4 * 4096 &&
@@ -410,6 +519,9 @@ static void conv_case(void) {
       compare("conv pk strip", p.out_h * p.out_w * p.out_c);
       if (portable_conv2d_s8_pk_strip(&p, x_buf, pk_buf, y_got, scratch) != KILN_OK) ++failures;
       compare("conv pk strip portable", p.out_h * p.out_w * p.out_c);
+      if (ov_place(x_buf, conv_limit, 16, p.in_h * p.in_w * p.in_c, p.out_h * p.out_w * p.out_c))
+        ov_compare("conv pk strip overlap", kiln_conv2d_s8_pk_strip(&p, ov_x, pk_buf, ov_y, scratch),
+                   p.out_h * p.out_w * p.out_c);
       ++pk_strip_checks;
     }
   }
@@ -425,10 +537,15 @@ static void conv_case(void) {
     return;
   }
   compare("conv w8", p.out_h * p.out_w * p.out_c);
+  if (ov_place(x_buf, conv_w8_limit, 16, p.in_h * p.in_w * p.in_c, p.out_h * p.out_w * p.out_c))
+    ov_compare("conv w8 overlap",
+               kiln_conv2d_s8_w8(&p, ov_x, (const int8_t*)w_buf, bias_buf, rq_buf, ov_y, (int8_t*)scratch),
+               p.out_h * p.out_w * p.out_c);
 }
 
 static void depthwise_case(void) {
   kiln_depthwise_conv2d_s8_params_t p;
+  int64_t dw_limit;
   memset(&p, 0, sizeof p);
   p.batch = 1;
   p.in_c = rnd(0, 1) ? 4 * rnd(1, 5) : rnd(1, 20);
@@ -440,6 +557,13 @@ static void depthwise_case(void) {
   p.pad_top = rnd(0, 2), p.pad_left = rnd(0, 2);
   p.in_h = rnd(1, 8) + p.dilation_h * (p.kernel_h - 1);
   p.in_w = rnd(1, 8) + p.dilation_w * (p.kernel_w - 1);
+  if (rnd(0, 2) == 0) {
+    /* The planar form of the packed kernel (3x3, stride_w 1, rows of 8 or more):
+     * rows of 6 to 21 outputs (full groups of four and every tail), few channels. */
+    p.in_c = 4 * rnd(1, 3), p.depth_multiplier = 1, p.out_c = p.in_c;
+    p.kernel_h = p.kernel_w = 3, p.stride_w = 1, p.dilation_h = p.dilation_w = 1;
+    p.pad_left = rnd(0, 1), p.in_w = rnd(8, 22), p.in_h = rnd(3, 8);
+  }
   p.out_h = (p.in_h + p.pad_top + rnd(0, 2) - (p.dilation_h * (p.kernel_h - 1) + 1)) / p.stride_h + 1;
   p.out_w = (p.in_w + p.pad_left + rnd(0, 2) - (p.dilation_w * (p.kernel_w - 1) + 1)) / p.stride_w + 1;
   if (p.in_h * p.in_w * p.in_c > MAX_X || p.out_h * p.out_w * p.out_c > MAX_Y || p.out_c > MAX_C ||
@@ -453,9 +577,19 @@ static void depthwise_case(void) {
     return;
   }
   compare("depthwise", p.out_h * p.out_w * p.out_c);
+  {
+    const ov_geom_t g = {p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h,
+                         p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left};
+    dw_limit = p.depth_multiplier == 1 ? ov_limit(&g, 1, 0) : -OV_UNBOUNDED;
+  }
+  if (ov_place(x_buf, dw_limit, p.in_c, p.in_h * p.in_w * p.in_c, p.out_h * p.out_w * p.out_c))
+    ov_compare("depthwise overlap", kiln_depthwise_conv2d_s8(&p, ov_x, w_buf, bias_buf, rq_buf, ov_y),
+               p.out_h * p.out_w * p.out_c);
   /* The packed form (depth multiplier 1, channels in fours) against the portable int16 form. */
   if (p.depth_multiplier == 1 && p.in_c % 4 == 0 && p.kernel_h * p.kernel_w * p.in_c <= 4096 &&
+      KILN_S8_DW_PK_SCRATCH_BYTES(&p) <= sizeof scratch &&
       pack_form(p.out_c, p.kernel_h * p.kernel_w, p.act_min, p.act_max, 1)) {
+    if (KILN_S8_DW_PK_PLANAR(&p)) ++pk_dwpl_checks;
     if (kiln_depthwise_conv2d_s8_pk(&p, x_buf, pk_buf, y_got, (int8_t*)scratch) != KILN_OK) {
       put("FAIL depthwise pk status\n");
       ++failures;
@@ -464,12 +598,16 @@ static void depthwise_case(void) {
     compare("depthwise pk", p.out_h * p.out_w * p.out_c);
     if (portable_depthwise_conv2d_s8_pk(&p, x_buf, pk_buf, y_got, (int8_t*)scratch) != KILN_OK) ++failures;
     compare("depthwise pk portable", p.out_h * p.out_w * p.out_c);
+    if (ov_place(x_buf, dw_limit, p.in_c, p.in_h * p.in_w * p.in_c, p.out_h * p.out_w * p.out_c))
+      ov_compare("depthwise pk overlap", kiln_depthwise_conv2d_s8_pk(&p, ov_x, pk_buf, ov_y, (int8_t*)scratch),
+                 p.out_h * p.out_w * p.out_c);
     ++pk_dw_checks;
   }
 }
 
 static void fully_connected_case(void) {
   kiln_fully_connected_s8_params_t p;
+  int64_t fc_limit, fc_w8_limit;
   memset(&p, 0, sizeof p);
   p.rows = rnd(1, 4);
   p.in_features = rnd(0, 2) == 0 ? 16 * rnd(1, 18) : rnd(1, 300);
@@ -484,6 +622,14 @@ static void fully_connected_case(void) {
     return;
   }
   compare("fully connected", p.rows * p.out_features);
+  {
+    const ov_geom_t g = {p.rows, 1, p.in_features, p.rows, 1, p.out_features, 1, 1, 1, 1, 1, 1, 0, 0};
+    fc_limit = ov_limit(&g, 1, 0);
+    fc_w8_limit = ov_limit(&g, 2, 1);
+  }
+  if (ov_place(x_buf, fc_limit, 16, p.rows * p.in_features, p.rows * p.out_features))
+    ov_compare("fully connected overlap", kiln_fully_connected_s8(&p, ov_x, w_buf, bias_buf, rq_buf, ov_y, scratch),
+               p.rows * p.out_features);
   if (pack(p.out_features, p.in_features, p.act_min, p.act_max)) {
     if (kiln_fully_connected_s8_pk(&p, x_buf, pk_buf, y_got, scratch) != KILN_OK) {
       put("FAIL fully connected pk status\n");
@@ -493,6 +639,9 @@ static void fully_connected_case(void) {
     compare("fully connected pk", p.rows * p.out_features);
     if (portable_fully_connected_s8_pk(&p, x_buf, pk_buf, y_got, scratch) != KILN_OK) ++failures;
     compare("fully connected pk portable", p.rows * p.out_features);
+    if (ov_place(x_buf, fc_limit, 16, p.rows * p.in_features, p.rows * p.out_features))
+      ov_compare("fully connected pk overlap", kiln_fully_connected_s8_pk(&p, ov_x, pk_buf, ov_y, scratch),
+                 p.rows * p.out_features);
     ++pk_checks;
   }
   if ((p.out_features + 3) / 4 * 4 * (int32_t)KILN_S8_ROW_LEN8((uint32_t)p.in_features) > 2 * MAX_W) return;
@@ -505,6 +654,10 @@ static void fully_connected_case(void) {
     return;
   }
   compare("fully connected w8", p.rows * p.out_features);
+  if (ov_place(x_buf, fc_w8_limit, 16, p.rows * p.in_features, p.rows * p.out_features))
+    ov_compare("fully connected w8 overlap",
+               kiln_fully_connected_s8_w8(&p, ov_x, (const int8_t*)w_buf, bias_buf, rq_buf, ov_y, (int8_t*)scratch),
+               p.rows * p.out_features);
 }
 
 /* Add with random per-input tables and rescale (the shapes of the compiler's:
@@ -609,6 +762,29 @@ static void timing(void) {
   n = kiln_board_counter_stop();
   put(", add 16384: ");
   put_i((int64_t)n);
+  {
+    /* The packed depthwise 3x3 (pad 1) at VWW's shapes: 6x6x128 and 48x48x8 (here 40x40x8). */
+    kiln_depthwise_conv2d_s8_params_t dw;
+    memset(&dw, 0, sizeof dw);
+    for (i = 0; i < 32 * 34; ++i) pk_buf[i] = (i % 34) < 4 ? 1000 : (i % 34) < 22 ? 0x00030002 : 0;
+    for (i = 0; i < 32; ++i)
+      pk_buf[i * 34 + 22] = pk_buf[i * 34 + 25] = pk_buf[i * 34 + 28] = pk_buf[i * 34 + 31] = 1 << 30,
+      pk_buf[i * 34 + 24] = pk_buf[i * 34 + 27] = pk_buf[i * 34 + 30] = pk_buf[i * 34 + 33] = 6;
+    dw.batch = 1, dw.in_h = dw.in_w = dw.out_h = dw.out_w = 6, dw.in_c = dw.out_c = 128, dw.depth_multiplier = 1;
+    dw.kernel_h = dw.kernel_w = 3, dw.stride_h = dw.stride_w = 1, dw.dilation_h = dw.dilation_w = 1;
+    dw.pad_top = dw.pad_left = 1, dw.input_offset = 128, dw.output_offset = -128, dw.act_min = -128, dw.act_max = 127;
+    kiln_board_counter_start();
+    kiln_depthwise_conv2d_s8_pk(&dw, a, pk_buf, y, (int8_t*)scratch);
+    n = kiln_board_counter_stop();
+    put(", depthwise pk 3x3 6x6x128: ");
+    put_i((int64_t)n);
+    dw.in_h = dw.in_w = dw.out_h = dw.out_w = 40, dw.in_c = dw.out_c = 8;
+    kiln_board_counter_start();
+    kiln_depthwise_conv2d_s8_pk(&dw, a, pk_buf, y, (int8_t*)scratch);
+    n = kiln_board_counter_stop();
+    put(", 40x40x8: ");
+    put_i((int64_t)n);
+  }
   put("\n");
 }
 
@@ -628,11 +804,16 @@ int main(void) {
   put(" of them also in the packed form (kiln_*_s8_pk)\n");
   if (pk_checks < 40) ++failures;
   put_i(pk_dw_checks);
-  put(" depthwise calls in the packed form\n");
-  if (pk_dw_checks < 20) ++failures;
+  put(" depthwise calls in the packed form, ");
+  put_i(pk_dwpl_checks);
+  put(" of them planar (3x3, stride_w 1)\n");
+  if (pk_dw_checks < 20 || pk_dwpl_checks < 15) ++failures;
   put_i(pk_strip_checks);
   put(" convolutions in the strip form\n");
   if (pk_strip_checks < 20) ++failures;
+  put_i(overlap_checks);
+  put(" of them also with the output placed across the input\n");
+  if (overlap_checks < 200) ++failures;
   pools();
   muls();
   adds();
