@@ -19,7 +19,8 @@
 //         scan outputs, Identity passes the final state out.
 //   Loop  the body is unrolled a static number of times, iteration_num a constant
 //         per step. The trip count M must be known at compile time (an initializer,
-//         a Constant, or an expression of them evaluated here with eval/), unless the
+//         a Constant, an expression of them evaluated here with eval/, or a value
+//         folding computes, e.g. Shape(x)[0] with --input-shape), unless the
 //         model declares the scan outputs with a static length, which then fixes the
 //         number of steps. A run-time "still active" bool (cond && t < M && every
 //         earlier cond_out) drives one `KilnSelect` per loop-carried value and step,

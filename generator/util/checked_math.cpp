@@ -1,5 +1,7 @@
 #include "util/checked_math.h"
 
+#include <algorithm>
+
 #include "util/error.h"
 
 namespace kiln {
@@ -52,22 +54,23 @@ int64_t checked_elements(const std::vector<int64_t>& dims, const std::string& wh
   if (int64_t(dims.size()) > kMaxRank)
     throw CompileError(what + ": rank " + std::to_string(dims.size()) + " is above Kiln's limit of " +
                        std::to_string(kMaxRank));
-  int64_t n = 1;
-  bool too_big = false;
-  for (auto d : dims) {
-    if (d < 0) throw CompileError(what + ": shape " + dims_text(dims) + " has a negative dimension");
-    if (d > kMaxTensorElements) too_big = true;
-  }
-  // A zero anywhere makes the tensor empty, whatever the other dimensions say.
   for (auto d : dims)
-    if (d == 0) return 0;
+    if (d < 0) throw CompileError(what + ": shape " + dims_text(dims) + " has a negative dimension");
+  // The product of the non-zero dimensions is held to the limit even when a zero
+  // makes the tensor empty: strides and partial products of an accepted shape then
+  // never overflow anywhere in the compiler.
+  const bool empty = std::find(dims.begin(), dims.end(), 0) != dims.end();
+  int64_t nonzero = 1;
   for (auto d : dims) {
-    if (too_big || __builtin_mul_overflow(n, d, &n) || n > kMaxTensorElements) {
-      throw CompileError(what + ": shape " + dims_text(dims) + " has more than " + std::to_string(kMaxTensorElements) +
-                         " elements, Kiln's limit for one tensor");
-    }
+    if (d == 0) continue;
+    if (__builtin_mul_overflow(nonzero, d, &nonzero) || nonzero > kMaxTensorElements)
+      throw CompileError(what + ": shape " + dims_text(dims) +
+                         (empty ? " (empty) has non-zero dimensions whose product is above "
+                                : " has more than ") +
+                         std::to_string(kMaxTensorElements) + (empty ? "" : " elements") +
+                         ", Kiln's limit for one tensor");
   }
-  return n;
+  return empty ? 0 : nonzero;
 }
 
 int64_t checked_tensor_bytes(const std::vector<int64_t>& dims, size_t element_size, const std::string& what) {

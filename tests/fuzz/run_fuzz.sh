@@ -51,7 +51,7 @@ printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$stamp" "$secs" "$jobs" "$execs" 
 # Coverage of the corpus and the seeds by source folder: one pass, no mutation
 # (in fork mode the corpus folder only gains inputs that add to what the seeds cover).
 covlog=$work/logs/coverage-$stamp.log
-nice -n 19 "$bin" -runs=0 -print_coverage=1 -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=120 \
+nice -n 19 "$bin" -runs=0 -print_coverage=1 -artifact_prefix="$work/artifacts/coverage-pass-" -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=120 \
   "$work/corpus" "$work/seed" > "$covlog" 2>&1 || true
 
 {

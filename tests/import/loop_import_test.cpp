@@ -281,6 +281,31 @@ TEST(ImportLoop, StopConditionDecidedByFoldingLeavesNoSelects) {
   EXPECT_EQ(added_constant(*graph), (std::vector<float>{4, 8}));  // k = 4 steps of + w
 }
 
+// A KilnSelect whose condition folding made constant (a frozen loop state once the
+// stop is known) becomes an Identity of the chosen value; the pass counts it.
+TEST(ImportLoop, SelectOnAConstantConditionBecomesAnIdentity) {
+  Graph g;
+  Value* a = g.add_value("a", DType::Float32, {2});
+  Value* b = g.add_value("b", DType::Float32, {2});
+  a->is_graph_input = b->is_graph_input = true;
+  g.inputs = {a, b};
+  Value* cond = g.add_value("cond", DType::Bool, {});
+  cond->constant = Constant::from_bytes(DType::Bool, {}, {0});
+  Value* y = g.add_value("y", DType::Float32, {2});
+  y->is_graph_output = true;
+  g.outputs = {y};
+  g.add_node("KilnSelect", "sel", {cond, a, b}, {y});
+  ControlFlowOptions cf;
+  EXPECT_EQ(lower_control_flow(g, false, cf), 1u);
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes.front()->op_type, "Identity");
+  ASSERT_EQ(g.nodes.front()->inputs.size(), 1u);
+  EXPECT_EQ(g.nodes.front()->inputs[0], b);
+  EXPECT_TRUE(a->users.empty());
+  EXPECT_TRUE(cond->users.empty());
+  EXPECT_EQ(lower_control_flow(g, false, cf), 0u);  // settled
+}
+
 TEST(ImportLoop, UnrollLimit) {
   TempDir dir("loop");
   auto m = base_model();

@@ -27,7 +27,13 @@ TEST(CheckedMath, OverflowIsACompileErrorNamingTheValue) {
 TEST(CheckedMath, ElementsAreBoundedAndNeverWrap) {
   EXPECT_EQ(checked_elements({}, "scalar"), 1);
   EXPECT_EQ(checked_elements({2, 3, 4}, "t"), 24);
-  EXPECT_EQ(checked_elements({0, INT64_MAX}, "empty"), 0);  // empty, whatever the other dims say
+  EXPECT_EQ(checked_elements({0, 7}, "empty"), 0);
+  EXPECT_EQ(checked_elements({kMaxTensorElements, 0}, "empty"), 0);
+  // An empty shape's other dimensions still multiply within the limit, so that no
+  // stride computed from them overflows (found by make fuzz: an initializer
+  // [5,123,...,123529179,...,0,...] overflowed dense_strides).
+  EXPECT_THROW(checked_elements({0, INT64_MAX}, "empty"), CompileError);
+  EXPECT_THROW(checked_elements({kMaxTensorElements, 0, 2}, "empty"), CompileError);
   EXPECT_EQ(checked_elements({kMaxTensorElements}, "t"), kMaxTensorElements);
   EXPECT_THROW(checked_elements({kMaxTensorElements, 2}, "t"), CompileError);
   EXPECT_THROW(checked_elements({int64_t(1) << 32, int64_t(1) << 32}, "t"), CompileError);  // wraps to 0 unchecked

@@ -265,6 +265,15 @@ def build():
             t.CopyFrom(numpy_helper.from_array(np.array(8198, np.int64), "M"))
     save("fuzz_loop_early_exit_8198_steps", fuzzed, "exceeds Kiln's limit of 10000 nodes")
 
+    # Found by `make fuzz` (UBSan): an empty initializer whose other dimensions
+    # multiply past int64 (a mutated bias scale); the tensor holds nothing, but its
+    # strides overflowed. Empty shapes are now held to the element limit too.
+    empty_huge = raw_tensor("e", TensorProto.FLOAT, [5, 123529179, 0, 123529179, 1319], b"")
+    save("fuzz_empty_initializer_huge_dims",
+         model([helper.make_node("Identity", ["x"], ["y"], name="id")], [vi("x", F, [1])], [vi("y", F, [1])],
+               [empty_huge]),
+         "(empty) has non-zero dimensions whose product is above")
+
     # ---- per-channel vectors the kernel indexes by channel (an out-of-bounds read
     # on the device when short) ---------------------------------------------------
     fl32 = lambda nm, v: numpy_helper.from_array(np.array(v, dtype=np.float32), nm)
