@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
 done
 BOARDS_DIR=$(cd "$(dirname "$0")/../../boards" && pwd)
 MODELS="kws_ref_model vww_96_int8 pretrainedResnet_quant ad01_int8"
-BOARDS="mps2-an386 mps3-an547 mps2-an385"
+BOARDS="mps2-an386 mps2-an500 mps3-an547 mps2-an385"
 declare -A LABEL=([kws_ref_model]=KWS [vww_96_int8]=VWW [pretrainedResnet_quant]=IC [ad01_int8]=AD)
 # Issue 13's instruction targets (M4 for every model, M55 for KWS).
 declare -A TARGET=([kws_ref_model.mps2-an386]=4000000 [vww_96_int8.mps2-an386]=8000000

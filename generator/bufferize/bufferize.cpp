@@ -115,6 +115,24 @@ class Bufferizer {
         placement_[v] = {n.get(), c.input_offsets[k]};
       }
     }
+    // A run-time If's result: each branch's final value, computed only under its
+    // side's guard, is written straight into the If's output buffer (both branches
+    // alias it) and the KilnSelect disappears. Every op writing there must run
+    // only on its side, or one side would clobber the other's value.
+    for (const auto& n : g_.nodes) {
+      if (!is_runtime_select(*n) || n->inputs[1] == n->inputs[2]) continue;
+      const Value* out = n->outputs[0];
+      for (size_t k : {size_t(1), size_t(2)}) {
+        const Value* v = n->inputs[k];
+        if (!v || v->is_constant() || v->is_graph_input || v->is_graph_output || !v->producer) continue;
+        if (v->users.size() != 1 || v->dtype != out->dtype || v->size_bytes() != out->size_bytes()) continue;
+        if (!guarded_on(v->producer, n->inputs[0], k == 1) || placement_.count(v)) continue;
+        const KernelCall& pc = calls_[v->producer];
+        if (pc.alias_input >= 0 || !pc.view_offsets.empty() || !pc.input_offsets.empty()) continue;
+        placement_[v] = {n.get(), 0};
+        select_side_[v] = {n->inputs[0], k == 1};
+      }
+    }
     // A placed value computed in place from another (Relu after Conv): that one goes
     // into the slice too, so the op runs in place there instead of copying into it.
     if (!opt_.in_place) return;
@@ -134,10 +152,61 @@ class Bufferizer {
         if (u->dtype != v->dtype || u->size_bytes() != v->size_bytes() || placement_.count(u)) continue;
         const KernelCall& uc = calls_[u->producer];
         if (uc.alias_input >= 0 || !uc.view_offsets.empty() || !uc.input_offsets.empty()) continue;
+        if (auto side = select_side_.find(v); side != select_side_.end()) {
+          if (!guarded_on(u->producer, side->second.first, side->second.second)) continue;
+          select_side_[u] = side->second;
+        }
         placement_[u] = placement_.at(v);
         work.push_back(u);
         break;
       }
+    }
+  }
+
+  // A KilnSelect on a run-time condition: the join of a run-time If.
+  static bool is_runtime_select(const Node& n) {
+    return n.op_type == "KilnSelect" && n.domain.empty() && n.inputs.size() == 3 && n.outputs.size() == 1 &&
+           n.inputs[0] && !n.inputs[0]->is_constant();
+  }
+
+  // Whether `n` runs only when `cond` is `when` (bufferize/branch_guards.h).
+  bool guarded_on(const Node* n, const Value* cond, bool when) const {
+    auto g = guards_.find(n);
+    if (g == guards_.end()) return false;
+    for (const BranchGuard& bg : g->second)
+      if (bg.cond == cond && bg.when == when) return true;
+    return false;
+  }
+
+  int group_of(const Value* cond) { return cond_group_.emplace(cond, int(cond_group_.size())).first->second; }
+
+  // The guards `n` runs under (empty: always runs).
+  std::vector<OpGuard> guards_of(const Node& n) {
+    std::vector<OpGuard> out;
+    if (auto g = guards_.find(&n); g != guards_.end())
+      for (const BranchGuard& bg : g->second) {
+        auto w = where_.find(bg.cond);
+        if (w != where_.end() && w->second.buffer >= 0) out.push_back({w->second, bg.when, group_of(bg.cond)});
+      }
+    return out;
+  }
+
+  // A run-time If's KilnSelect whose output buffer a branch's producer already
+  // wrote into: the other branch's value, unless placed there too, is copied
+  // under its side's guard; with both placed nothing runs.
+  void lower_placed_select(const Node& n, const ScheduledOp& op) {
+    const BufferRef dst = where_.at(n.outputs[0]);
+    for (size_t k : {size_t(1), size_t(2)}) {
+      const BufferRef src = op.inputs[k];
+      if (src.buffer == dst.buffer && src.offset == dst.offset) continue;
+      const Value* v = n.inputs[k];
+      if (v->size_bytes() == 0) continue;
+      push_copy(n, n.describe() + " (" + (k == 1 ? "then" : "else") + " value '" + v->name + "')", src, dst, v);
+      ScheduledOp& copy = prog_.ops.back();
+      copy.guards = guards_of(n);
+      copy.guards.push_back({op.inputs[0], k == 1, group_of(n.inputs[0])});
+      prog_.copies.push_back(n.describe() + ": the " + (k == 1 ? "then" : "else") + " value '" + v->name +
+                             "' is copied into the If's output because its producer does not run only on that side");
     }
   }
 
@@ -342,6 +411,12 @@ class Bufferizer {
       return;
     }
 
+    // A run-time If's join whose output a branch already wrote.
+    if (is_runtime_select(n) && where_.count(n.outputs[0])) {
+      lower_placed_select(n, op);
+      return;
+    }
+
     // Concat by placement: its output buffer was created by a placed producer.
     if (!call.input_offsets.empty() && where_.count(n.outputs[0]) && !call.placement_keeps_call) {
       lower_placed_concat(n, call, op);
@@ -390,11 +465,7 @@ class Bufferizer {
       op.scratch.push_back({b, 0});
     }
     // Only one side of a run-time If needs this op: it runs under that condition.
-    if (auto g = guards_.find(&n); g != guards_.end())
-      for (const BranchGuard& bg : g->second) {
-        auto w = where_.find(bg.cond);
-        if (w != where_.end() && w->second.buffer >= 0) op.guards.push_back({w->second, bg.when});
-      }
+    op.guards = guards_of(n);
     op.call = std::move(call);
     prog_.ops.push_back(std::move(op));
   }
@@ -479,6 +550,32 @@ class Bufferizer {
         b.last = std::max(b.last, i + 1);
       }
     }
+    // The guards every op touching a buffer runs under: its run-time If side(s).
+    std::vector<char> seen(prog_.buffers.size(), 0);
+    std::vector<std::vector<std::pair<int, bool>>> sides(prog_.buffers.size());
+    for (const auto& op : prog_.ops) {
+      std::vector<std::pair<int, bool>> here;
+      for (const auto& gd : op.guards) here.push_back({gd.group, gd.when});
+      auto touch = [&](int b) {
+        if (b < 0) return;
+        auto& s = sides[size_t(b)];
+        if (!seen[size_t(b)]) {
+          seen[size_t(b)] = 1;
+          s = here;
+          return;
+        }
+        s.erase(std::remove_if(s.begin(), s.end(),
+                               [&](const auto& t) { return std::find(here.begin(), here.end(), t) == here.end(); }),
+                s.end());
+      };
+      for (const auto* refs : {&op.inputs, &op.outputs, &op.scratch, &op.constants})
+        for (const auto& r : *refs) touch(r.buffer);
+      for (const auto& gd : op.guards) touch(gd.cond.buffer);
+    }
+    for (size_t i = 0; i < prog_.buffers.size(); ++i) {
+      auto& b = prog_.buffers[i];
+      if (b.kind == BufferKind::Activation || b.kind == BufferKind::Scratch) b.only_when = sides[i];
+    }
     for (auto& b : prog_.buffers) {
       // Caller-owned and constant memory exists for the whole run.
       if (b.kind == BufferKind::Input || b.kind == BufferKind::Output || b.kind == BufferKind::Constant) {
@@ -498,6 +595,8 @@ class Bufferizer {
   std::map<const Node*, KernelCall> calls_;
   std::map<const Value*, int64_t> last_use_;          // schedule index of the last user
   std::map<const Node*, std::vector<BranchGuard>> guards_;  // ops of one side of a run-time If
+  std::map<const Value*, int> cond_group_;                  // run-time If condition -> OpGuard::group
+  std::map<const Value*, std::pair<const Value*, bool>> select_side_;  // placed into an If's output: (cond, side)
   std::map<const Value*, std::pair<const Node*, uint64_t>> placement_;  // Concat and byte offset
   std::set<const Value*> feeds_output_;  // a graph output is a view of these
   std::set<int> claimed_;

@@ -31,6 +31,11 @@ struct Buffer {
   std::string origin;        // producing op ("Conv 'conv1'"), or "graph input" / "initializer"
   int io_index = -1;         // index in graph inputs/outputs for Input/Output buffers
   ConstantPtr constant;      // for Constant buffers
+  // (OpGuard::group, when) pairs that hold for every op touching this buffer
+  // (reading, writing, or testing it as a condition): no run with that condition
+  // the other way uses it, so the planner may share its bytes with such a run's
+  // buffers (planner::ExclusiveTag). Activations and scratch only.
+  std::vector<std::pair<int, bool>> only_when;
 };
 
 struct BufferRef {
@@ -43,6 +48,7 @@ struct BufferRef {
 struct OpGuard {
   BufferRef cond;
   bool when = true;
+  int group = 0;  // one number per condition value, the same in every op it guards
 };
 
 struct ScheduledOp {

@@ -178,10 +178,35 @@ struct NodeView {
   std::function<Value*(size_t)> make_output;       // output i, of static type
   std::function<Value*(size_t)> make_open_output;  // output i, its shape maybe open
   std::function<Value*(size_t, DType, const Shape&)> make_output_typed;  // declared type, else this one
-  // An If on run-time data inside a body: recreate it as an If node of the
-  // enclosing graph with these outputs (null for a node of the graph itself).
-  std::function<void(const std::vector<Value*>&)> keep_if;
+  // An If on run-time data (or a Loop whose trip count or condition is not known
+  // yet) inside a body: recreate it as a node of the enclosing graph with these
+  // outputs (null for a node of the graph itself).
+  std::function<void(const std::vector<Value*>&)> keep_node;
 };
+
+// Whether a Loop can be unrolled as well now as after more folding: its trip count
+// (if any) and its condition (if any) are known at compile time, or it carries or
+// returns a sequence (the sequence pass needs it unrolled). Otherwise it waits,
+// inside the settle fixed point, until folding has settled them (a trip count
+// Shape(x)[0] once --input-shape fixes x), and is unrolled as it stands (run-time
+// condition, or a trip count bounded by the scan outputs' declared length) only
+// once the graph has settled.
+bool loop_decidable(const Node& n, const std::function<Value*(size_t)>& input) {
+  for (const Value* v : n.outputs)
+    if (v->is_sequence) return true;
+  const size_t own = n.own_input_count();
+  for (size_t i = 2; i < own; ++i)
+    if (input(i) && input(i)->is_sequence) return true;
+  std::deque<Value> tmp;
+  const Value* m = own > 0 ? input(0) : nullptr;
+  if (m && !compile_time_value(m, 0, &tmp)) return false;
+  const Value* cond = own > 1 ? input(1) : nullptr;
+  if (cond && known_bool(cond) < 0) {
+    ConstantPtr c = compile_time_value(cond, 0, &tmp);
+    if (!c || c->dtype() != DType::Bool) return false;
+  }
+  return true;
+}
 
 class Flattener {
  public:
@@ -191,7 +216,18 @@ class Flattener {
     const std::string& op = nv.node->op_type;
     if (op == "If") flatten_if(nv, undecided_too);
     else if (op == "Scan") flatten_scan(nv);
+    else if (!undecided_too && nv.keep_node && !loop_decidable(*nv.node, nv.input)) keep_loop(nv);
     else flatten_loop(nv);
+  }
+
+  // A Loop in a body whose trip count or condition folding may still settle: it
+  // stays a Loop node of the enclosing graph (its outputs typed as far as known).
+  void keep_loop(const NodeView& nv) {
+    std::vector<Value*> outs;
+    for (size_t i = 0; i < nv.node->outputs.size(); ++i)
+      outs.push_back(nv.omitted(i) ? g_.add_value(g_.unique_name(nv.name + "_unused"), DType::Undefined, {})
+                                   : nv.make_open_output(i));
+    nv.keep_node(outs);
   }
 
   // Instantiates `body` once, its inputs bound to `bound` and the values it reads
@@ -259,11 +295,13 @@ class Flattener {
           local[bv] = v;
           return v;
         };
-        inner.keep_if = [&, name](const std::vector<Value*>& outs) {
-          std::vector<Value*> ins = {inner.input(0)};
+        inner.keep_node = [&, name](const std::vector<Value*>& outs) {
+          std::vector<Value*> ins;
+          for (size_t j = 0; j < b.own_input_count(); ++j) ins.push_back(inner.input(j));
           for (size_t j = b.own_input_count(); j < b.inputs.size(); ++j) ins.push_back(mapped(b.inputs[j], name));
-          Node* n = g_.add_node("If", name, ins, outs);
+          Node* n = g_.add_node(b.op_type, name, ins, outs);
           n->attrs = b.attrs;
+          n->opset = b.opset;
         };
         flatten(inner, /*undecided_too=*/false);
         continue;
@@ -390,8 +428,8 @@ class Flattener {
     // The condition is not known yet: the If stays one node until folding has
     // decided it. The values its branches read are its inputs, so passes see the
     // uses and keep them up to date.
-    if (!nv.keep_if) throw std::logic_error(who + ": an undecided If was taken out of its graph");
-    nv.keep_if(outs);
+    if (!nv.keep_node) throw std::logic_error(who + ": an undecided If was taken out of its graph");
+    nv.keep_node(outs);
   }
 
   // The If's outputs `outs` are the branch's results (through Identity, a view):
@@ -555,6 +593,10 @@ class Flattener {
   Cond cond_of(Value* v, const std::string& name) {
     const int k = known_bool(v);
     if (k >= 0) return Cond::of(k == 1);
+    // A condition computed from constants (a body's `i + 1 < n` once n has folded).
+    std::deque<Value> tmp;
+    if (ConstantPtr c = compile_time_value(v, 0, &tmp); c && c->dtype() == DType::Bool && c->num_elements() == 1)
+      return Cond::of(c->data()[0] != 0);
     return Cond{-1, reshape(v, {}, name + ".cond")};
   }
 
@@ -821,6 +863,30 @@ class Flattener {
   const ControlFlowOptions& opt_;
 };
 
+// KilnSelect(cond, a, b) whose condition folding made constant (a Loop's "still
+// active" flag once its trip count and stop condition folded): an Identity of the
+// chosen value. Returns how many it replaced.
+size_t decide_selects(Graph& graph) {
+  size_t decided = 0;
+  for (auto& n : graph.nodes) {
+    if (n->op_type != "KilnSelect" || !n->domain.empty() || n->inputs.size() != 3 || !n->inputs[0]) continue;
+    if (n->outputs.size() != 1 || n->outputs[0]->is_sequence) continue;  // sequences: the sequence pass
+    const int k = known_bool(n->inputs[0]);
+    if (k < 0) continue;
+    Value* chosen = n->inputs[k == 1 ? 1 : 2];
+    n->op_type = "Identity";
+    for (Value* in : n->inputs) {
+      if (!in) continue;
+      auto u = std::find(in->users.begin(), in->users.end(), n.get());
+      if (u != in->users.end()) in->users.erase(u);
+    }
+    n->inputs = {chosen};
+    chosen->users.push_back(n.get());
+    ++decided;
+  }
+  return decided;
+}
+
 // Whether lowering `n` (an If of the graph) changes anything now.
 bool if_decidable(const Node& n, bool undecided_too) {
   if (undecided_too || n.inputs.empty() || !n.inputs[0] || known_bool(n.inputs[0]) >= 0) return true;
@@ -834,7 +900,9 @@ size_t lower_control_flow(Graph& graph, bool undecided_too, const ControlFlowOpt
   bool omitted_left = false;
   for (auto it = graph.nodes.begin(); it != graph.nodes.end();) {
     Node* n = it->get();
-    if (!is_control_flow(*n) || (n->op_type == "If" && !if_decidable(*n, undecided_too))) {
+    const auto own_input = [n](size_t i) { return i < n->own_input_count() ? n->inputs[i] : nullptr; };
+    if (!is_control_flow(*n) || (n->op_type == "If" && !if_decidable(*n, undecided_too)) ||
+        (n->op_type == "Loop" && !undecided_too && !loop_decidable(*n, own_input))) {
       ++it;
       continue;
     }
@@ -888,7 +956,7 @@ size_t lower_control_flow(Graph& graph, bool undecided_too, const ControlFlowOpt
   }
   // Outputs the model left out are values nothing produces now.
   if (omitted_left) graph.remove_dead_values();
-  return lowered;
+  return lowered + decide_selects(graph);
 }
 
 }  // namespace kiln

@@ -28,10 +28,15 @@
 //         M is a run-time value, every output goes through a `KilnGuard` that fails
 //         the run (KILN_ERR_BAD_ARGUMENT) unless the loop ran exactly the declared
 //         number of iterations. Unrolling is capped at kMaxGraphNodes nodes per Loop.
-// Loop and Scan are unrolled the first time the pass sees them (before folding, as
-// the model's constants allow); control flow nested in a body is lowered when the
-// body is instantiated (a nested If on run-time data stays an If node of the
-// enclosing graph until decided). Sequence-typed subgraph values stay sequence
+// Scan is unrolled the first time the pass sees it. A Loop is unrolled once its
+// trip count and condition are compile-time values (or it carries sequences);
+// until then it waits like an undecided If, so folding can settle them (M =
+// Shape(x)[0] with --input-shape), and with `undecided_too` it is unrolled as it
+// stands. A KilnSelect whose condition has become a constant turns into an
+// Identity of the chosen value (counted in the return value). Control flow
+// nested in a body is lowered when the body is instantiated (a nested If on
+// run-time data, or a nested Loop still waiting, stays a node of the enclosing
+// graph until decided). Sequence-typed subgraph values stay sequence
 // values (resolved later by sequence/resolve_sequences.h): an If over sequences
 // gives one KilnSelect of the two lists; a Loop may carry a sequence when it never
 // stops early and M is static (a constant, or SequenceLength of a sequence whose

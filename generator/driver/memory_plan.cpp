@@ -70,6 +70,8 @@ MemoryPlan plan_program_memory(const BufferizedProgram& program, const MemoryPla
     info.last = b.last;
     if (io) std::tie(info.first, info.last) = io_interval(program, b);
     info.kind = planner_kind(b.kind);
+    // The two arms of a run-time If: sides 1 (then) and 2 (else) of the condition's group.
+    for (const auto& [group, when] : b.only_when) info.exclusive.push_back({group, when ? 1 : 2});
     info.pool_candidates = b.kind == BufferKind::Constant ? parameter_pools : workspace_pools;
     for (const auto& pin : pins) planner::apply_pin(pin, &info, mp.problem.pools);
     mp.problem.buffers.push_back(std::move(info));

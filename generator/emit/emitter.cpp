@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "emit/c_names.h"
@@ -489,6 +490,17 @@ class Emitter {
       if (b.size_bytes == 0 || b.last <= 0 || b.last > int64_t(prog_.ops.size())) continue;
       dies[size_t(b.last - 1)].push_back(b.id);
     }
+    // A buffer of one side of a run-time If may share bytes with the other side's
+    // (planner exclusivity): it is poisoned only in runs of its side, and before
+    // any condition dying at the same step (more guards first: inner Ifs' buffers
+    // before an inner condition, itself guarded by the outer one).
+    std::map<int, BufferRef> group_cond;
+    for (const auto& op : prog_.ops)
+      for (const auto& gd : op.guards) group_cond.emplace(gd.group, gd.cond);
+    for (auto& d : dies)
+      std::stable_sort(d.begin(), d.end(), [&](int a, int b) {
+        return prog_.buffers[size_t(a)].only_when.size() > prog_.buffers[size_t(b)].only_when.size();
+      });
 
     for (size_t i = 0; i < prog_.ops.size(); ++i) {
       const auto& op = prog_.ops[i];
@@ -512,8 +524,17 @@ class Emitter {
       o["arrays"] = arr;  // pointer arrays ($inptrs, $outptrs) declared in one block with the call
       o["has_arrays"] = !arrays.empty();
       TemplateList poison;
-      for (int b : dies[i])
-        poison.push_back(byte_address(b, 0) + ", " + std::to_string(prog_.buffers[size_t(b)].size_bytes) + "u");
+      for (int b : dies[i]) {
+        std::string when;
+        for (const auto& [group, side] : prog_.buffers[size_t(b)].only_when) {
+          auto c = group_cond.find(group);
+          if (c == group_cond.end()) continue;
+          when += std::string(when.empty() ? "" : " && ") + "(*(" + byte_address(c->second.buffer, c->second.offset) +
+                  ") " + (side ? "!=" : "==") + " 0)";
+        }
+        poison.push_back((when.empty() ? "" : "if (" + when + ") ") + "kiln_poison_bytes(" + byte_address(b, 0) + ", " +
+                         std::to_string(prog_.buffers[size_t(b)].size_bytes) + "u);");
+      }
       o["poison"] = poison;
       // One side of a run-time If: the op runs only when its condition(s) hold.
       std::string guard;

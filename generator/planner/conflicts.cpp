@@ -1,6 +1,7 @@
 #include "planner/conflicts.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 namespace kiln::planner {
@@ -17,13 +18,25 @@ std::vector<std::vector<int>> conflict_lists(const PlanProblem& problem) {
     for (size_t y = x + 1; y < by_first.size(); ++y) {
       const auto& b = bs[size_t(by_first[y])];
       if (b.first >= a.last) break;
-      if (lifetimes_overlap(a, b)) {
+      if (buffers_conflict(a, b)) {
         c[size_t(by_first[x])].push_back(by_first[y]);
         c[size_t(by_first[y])].push_back(by_first[x]);
       }
     }
   }
   return c;
+}
+
+bool exclusivity_matters(const PlanProblem& problem, const std::vector<int>& ids) {
+  std::vector<int> tagged;
+  for (int i : ids)
+    if (!problem.buffers[size_t(i)].exclusive.empty()) tagged.push_back(i);
+  for (size_t x = 0; x < tagged.size(); ++x)
+    for (size_t y = x + 1; y < tagged.size(); ++y) {
+      const auto &a = problem.buffers[size_t(tagged[x])], &b = problem.buffers[size_t(tagged[y])];
+      if (lifetimes_overlap(a, b) && mutually_exclusive(a, b)) return true;
+    }
+  return false;
 }
 
 namespace {
@@ -132,10 +145,54 @@ uint64_t live_set_bound(const std::vector<const BufferInfo*>& live) {
   return sum - max_pad;
 }
 
+// The heaviest clique of the buffers live at one step (all overlap in time): a
+// clique holds at most one side of each group, so split on a group with two sides
+// present and keep the better half, recursively. `budget` caps the splits (many
+// unrelated groups live at once); past it, a clique still: the untagged buffers
+// and the largest tagged one.
+uint64_t clique_bound(const std::vector<const BufferInfo*>& live, int* budget) {
+  std::map<int, int> first_side;  // group -> the first side seen
+  int group = 0;
+  bool split = false;
+  for (const BufferInfo* b : live)
+    for (const ExclusiveTag& t : b->exclusive) {
+      auto [it, fresh] = first_side.emplace(t.group, t.side);
+      if (!fresh && it->second != t.side && !split) group = t.group, split = true;
+    }
+  if (!split) return live_set_bound(live);
+  if (--*budget < 0) {
+    std::vector<const BufferInfo*> clique;
+    const BufferInfo* largest = nullptr;
+    for (const BufferInfo* b : live) {
+      if (b->exclusive.empty()) clique.push_back(b);
+      else if (!largest || b->size_bytes > largest->size_bytes) largest = b;
+    }
+    if (largest) clique.push_back(largest);
+    return live_set_bound(clique);
+  }
+  std::vector<int> sides;
+  for (const BufferInfo* b : live)
+    for (const ExclusiveTag& t : b->exclusive)
+      if (t.group == group && std::find(sides.begin(), sides.end(), t.side) == sides.end()) sides.push_back(t.side);
+  uint64_t best = 0;
+  std::vector<const BufferInfo*> half;
+  for (int side : sides) {
+    half.clear();
+    for (const BufferInfo* b : live) {
+      bool other = false;
+      for (const ExclusiveTag& t : b->exclusive) other |= t.group == group && t.side != side;
+      if (!other) half.push_back(b);
+    }
+    best = std::max(best, clique_bound(half, budget));
+  }
+  return best;
+}
+
 }  // namespace
 
 std::vector<uint64_t> lower_bounds(const PlanProblem& problem, const std::vector<Placement>& placements) {
-  // Per pool: the peak over steps of the live set's bound. Only a step where some
+  // Per pool: the peak over steps of the live set's bound (of its heaviest clique
+  // when some buffers there are mutually exclusive). Only a step where some
   // buffer starts can be a peak (the live set only shrinks until the next start).
   std::vector<std::vector<const BufferInfo*>> in_pool(problem.pools.size());
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
@@ -155,7 +212,8 @@ std::vector<uint64_t> lower_bounds(const PlanProblem& problem, const std::vector
       live.clear();
       for (size_t j = 0; j <= i; ++j)
         if (bufs[j]->last > t) live.push_back(bufs[j]);
-      lb[p] = std::max(lb[p], live_set_bound(live));
+      int budget = 256;
+      lb[p] = std::max(lb[p], clique_bound(live, &budget));
     }
   }
   return lb;

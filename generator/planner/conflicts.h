@@ -1,5 +1,6 @@
 // Shared helpers of the planning algorithms: which buffers conflict (overlapping
-// live intervals), and placing one buffer at the lowest best-fitting offset.
+// live intervals, not mutually exclusive), and placing one buffer at the lowest
+// best-fitting offset.
 #pragma once
 
 #include <vector>
@@ -12,9 +13,25 @@ inline bool lifetimes_overlap(const BufferInfo& a, const BufferInfo& b) {
   return a.size_bytes > 0 && b.size_bytes > 0 && a.first < b.last && b.first < a.last;
 }
 
+// Never used in the same run: tagged with different sides of one group.
+inline bool mutually_exclusive(const BufferInfo& a, const BufferInfo& b) {
+  for (const ExclusiveTag& x : a.exclusive)
+    for (const ExclusiveTag& y : b.exclusive)
+      if (x.group == y.group && x.side != y.side) return true;
+  return false;
+}
+
+inline bool buffers_conflict(const BufferInfo& a, const BufferInfo& b) {
+  return lifetimes_overlap(a, b) && !mutually_exclusive(a, b);
+}
+
+// Whether any two buffers of `ids` overlap in time but are mutually exclusive
+// (the interval-only exact search cannot express that, see exact.cpp).
+bool exclusivity_matters(const PlanProblem& problem, const std::vector<int>& ids);
+
 inline uint64_t align_up(uint64_t v, uint64_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
 
-// conflicts[i] = ids of the buffers whose live intervals overlap buffer i's.
+// conflicts[i] = ids of the buffers that conflict with buffer i.
 std::vector<std::vector<int>> conflict_lists(const PlanProblem& problem);
 
 // Places buffers one by one in `order` (best-fit into gaps between already placed,

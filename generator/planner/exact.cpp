@@ -54,6 +54,23 @@ Plan plan_exact(const PlanProblem& problem, int64_t budget_ms, const Plan* start
     if (p < plan.pools.size() && plan.pools[p].size_bytes <= plan.pools[p].lower_bound &&
         plan.pools[p].size_bytes <= problem.pools[p].capacity.value_or(UINT64_MAX))
       continue;
+    // The interval search sees every overlap in time as a conflict. Where some
+    // mutually exclusive buffers overlap in time it solves a stricter problem: its
+    // plans are valid, but the greedy / hill-climb plan (which shares their bytes)
+    // may be better and may not be a valid start for it; the better one is kept,
+    // optimal only when it meets the (clique) lower bound.
+    const bool exclusive = exclusivity_matters(problem, ids);
+    const uint64_t bound = p < plan.pools.size() ? plan.pools[p].lower_bound : 0;
+    uint64_t start_height = 0;
+    bool start_valid = true;  // the incumbent is a valid start for the interval search
+    for (int i : ids) start_height = std::max(start_height, plan.placements[size_t(i)].offset + problem.buffers[size_t(i)].size_bytes);
+    if (exclusive)
+      for (size_t x = 0; x < ids.size() && start_valid; ++x)
+        for (size_t y = x + 1; y < ids.size() && start_valid; ++y) {
+          const BufferInfo &a = problem.buffers[size_t(ids[x])], &b = problem.buffers[size_t(ids[y])];
+          const uint64_t oa = plan.placements[size_t(ids[x])].offset, ob = plan.placements[size_t(ids[y])].offset;
+          if (lifetimes_overlap(a, b) && oa < ob + b.size_bytes && ob < oa + a.size_bytes) start_valid = false;
+        }
     std::vector<DsaItem> items;
     std::vector<uint64_t> incumbent;
     for (int i : ids) {
@@ -61,17 +78,24 @@ Plan plan_exact(const PlanProblem& problem, int64_t budget_ms, const Plan* start
       items.push_back({b.first, b.last, b.size_bytes, std::max<uint32_t>(b.alignment, 1)});
       incumbent.push_back(plan.placements[size_t(i)].offset);
     }
+    if (!start_valid) incumbent.clear();
     const Pool& pool = problem.pools[p];
-    DsaOutcome r = minimise_height(items, incumbent, pool.capacity.value_or(UINT64_MAX), &budget);
+    const uint64_t capacity = pool.capacity.value_or(UINT64_MAX);
+    DsaOutcome r = minimise_height(items, incumbent, capacity, &budget);
+    if (exclusive && !start_valid && start_height <= capacity && (r.offsets.empty() || r.height >= start_height)) {
+      all_optimal &= start_height <= bound;  // the shared-bytes plan stays
+      continue;
+    }
     if (r.offsets.empty()) {
-      std::string why = r.proven_infeasible ? "no placement of its buffers fits (proven by the exact search)"
-                                            : "the exact search found no placement within --planner-budget-ms";
+      std::string why = r.proven_infeasible && !exclusive
+                            ? "no placement of its buffers fits (proven by the exact search)"
+                            : "the exact search found no placement within --planner-budget-ms";
       throw PlanError((greedy_error.empty() ? "" : greedy_error + "; ") + "pool '" + pool.name + "' (capacity " +
                       std::to_string(pool.capacity.value_or(0)) + " bytes, lower bound " +
                       std::to_string(r.lower_bound) + "): " + why);
     }
     for (size_t k = 0; k < ids.size(); ++k) plan.placements[size_t(ids[k])].offset = r.offsets[k];
-    all_optimal &= r.proven_optimal;
+    all_optimal &= exclusive ? r.height <= bound : r.proven_optimal;
   }
   finish_plan(problem, &plan);
   plan.algorithm = "exact";

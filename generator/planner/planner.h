@@ -3,8 +3,10 @@
 // The planner knows nothing about ONNX or kernels: it sees buffers (size,
 // alignment, live interval in schedule steps, candidate pools) and pools, and
 // returns a pool and an offset for every buffer. Two buffers conflict when their
-// live intervals overlap; conflicting buffers in the same pool must not overlap in
-// address. An algorithm is one function from a PlanProblem to a Plan.
+// live intervals overlap, unless they are mutually exclusive alternatives (tagged
+// with the same group and different sides: never used in the same run);
+// conflicting buffers in the same pool must not overlap in address. An algorithm
+// is one function from a PlanProblem to a Plan.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,14 @@ namespace kiln::planner {
 enum class BufferKind { Activation, Scratch, Input, Output, Constant };
 enum class PoolKind { Workspace, Parameter };
 
+// Mutual exclusivity: a run uses the buffers of at most one side of each group (a
+// client maps, e.g., the two arms of a run-time branch to sides 1 and 2 of one
+// group). A buffer tagged (g, s) is only touched by runs that take side s of g.
+struct ExclusiveTag {
+  int group = 0;
+  int side = 0;
+};
+
 struct BufferInfo {
   int id = 0;                 // index into PlanProblem::buffers
   std::string name;           // for messages and reports
@@ -29,6 +39,9 @@ struct BufferInfo {
   int64_t last = 0;
   std::vector<int> pool_candidates;  // indices into PlanProblem::pools, in priority order
   BufferKind kind = BufferKind::Activation;
+  // Sides this buffer is confined to (at most one per group; empty: every run).
+  // Two buffers with different sides of one group never conflict.
+  std::vector<ExclusiveTag> exclusive;
 };
 
 struct Pool {
@@ -53,7 +66,7 @@ struct Placement {
 
 struct PoolUsage {
   uint64_t size_bytes = 0;    // end of the highest placed buffer (aligned to pool alignment)
-  uint64_t lower_bound = 0;   // max over steps of the sum of live sizes placed in this pool
+  uint64_t lower_bound = 0;   // max over steps of the heaviest set of buffers live there that pairwise conflict
 };
 
 struct Plan {
@@ -91,8 +104,8 @@ Plan plan_memory(const PlanProblem& problem, const PlannerOptions& options);
 std::vector<uint64_t> lower_bounds(const PlanProblem& problem, const std::vector<Placement>& placements);
 
 // Independent check of a plan: every buffer placed in one of its candidate pools,
-// aligned, within capacity, and no two buffers with overlapping live intervals
-// overlapping in address within a pool. Returns an empty string when the plan is
+// aligned, within capacity, and no two conflicting buffers (overlapping live
+// intervals, not mutually exclusive) overlapping in address within a pool. Returns an empty string when the plan is
 // valid, otherwise a description of the first violation.
 std::string verify_plan(const PlanProblem& problem, const Plan& plan);
 

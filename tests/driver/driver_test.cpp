@@ -336,7 +336,8 @@ TEST(Driver, InputValueMakesTheInputAConstantAndTakesOneBranch) {
 
 TEST(Driver, RunTimeIfRunsOnlyTheTakenBranch) {
   // The mode is run-time data: both branches are compiled, each op under its side's
-  // condition (bufferize/branch_guards.h), and KilnSelect copies the result.
+  // condition (bufferize/branch_guards.h), each writing straight into the output
+  // (no KilnSelect copy).
   TempDir dir("driver");
   CompiledModule mod = compile_model(mode_model().write(dir / "m.onnx"), quiet_options(dir / "out", "mode"));
   const std::string c = slurp(dir / "out" / "operators.c");
@@ -350,6 +351,13 @@ TEST(Driver, RunTimeIfRunsOnlyTheTakenBranch) {
   EXPECT_TRUE(guarded("kiln_add_f32(", "!= 0)")) << c;
   EXPECT_TRUE(guarded("kiln_mul_f32(", "== 0)")) << c;
   EXPECT_FALSE(guarded("kiln_equal_i64(", "0)")) << c;  // the condition itself always runs
+  EXPECT_EQ(c.find("kiln_select_bytes"), std::string::npos) << c;
+  EXPECT_EQ(c.find("kiln_copy_bytes"), std::string::npos) << c;
+  for (const char* kernel : {"kiln_add_f32(", "kiln_mul_f32("}) {  // both write the caller's output
+    size_t at = c.find(kernel);
+    ASSERT_NE(at, std::string::npos) << kernel;
+    EXPECT_NE(c.substr(at, c.find('\n', at) - at).find("(float*)((uint8_t*)outputs->y))"), std::string::npos) << kernel;
+  }
 }
 
 TEST(Driver, InputValueErrorsNameTheFlag) {

@@ -10,6 +10,7 @@
 
 #include "../support/expect_contains.h"
 #include "controlflow/control_flow.h"
+#include "driver/pipeline.h"
 #include "onnx/node_shape_inference.h"
 #include "onnx/onnx_importer.h"
 #include "model_builder.h"
@@ -22,12 +23,15 @@ using testing::Dim;
 using testing::ModelBuilder;
 using testing::TempDir;
 
-// Import, then the control-flow pass as the pipeline runs it first.
+// Import, then the control-flow pass as the pipeline runs it: first, then (no
+// folding here) once the graph has settled, when a Loop whose trip count or
+// condition is not known yet is unrolled as it stands.
 std::unique_ptr<Graph> import_and_lower(const std::filesystem::path& model) {
   auto g = import_onnx(model);
   ControlFlowOptions cf;
   cf.infer_shapes = infer_node_shapes;
   lower_control_flow(*g, false, cf);
+  lower_control_flow(*g, true, cf);
   return g;
 }
 
@@ -35,6 +39,19 @@ std::map<std::string, int> op_counts(const Graph& g) {
   std::map<std::string, int> n;
   for (const auto& node : g.nodes) ++n[node->op_type];
   return n;
+}
+
+// The constant operand of the graph's only Add (the steps of `x + w`, folded).
+std::vector<float> added_constant(const Graph& g) {
+  std::vector<float> r;
+  for (const auto& n : g.nodes)
+    if (n->op_type == "Add") {
+      if (!r.empty()) return {};
+      for (const Value* in : n->inputs)
+        if (in && in->constant)
+          for (int64_t i = 0; i < in->constant->num_elements(); ++i) r.push_back(float(in->constant->as_double(i)));
+    }
+  return r;
 }
 
 std::string import_error(const std::filesystem::path& model) {
@@ -208,6 +225,60 @@ TEST(ImportLoop, EarlyExitWithScanOutputsOfUnknownLengthIsADataDependentShape) {
   std::string e = import_error(m.write(dir / "m.onnx"));
   EXPECT_CONTAINS(e, "Loop 'my_loop'");
   EXPECT_CONTAINS(e, "scan output 'ys' has a data-dependent length");
+}
+
+// M = Shape(x)[0] is only a constant once folding has run: the Loop waits (the
+// first lowering leaves it a node), and inside the settle fixed point it is
+// unrolled to exactly M steps, without the run-time checks an unknown M needs.
+TEST(ImportLoop, TripCountFromShapeIsDecidedAfterFolding) {
+  TempDir dir("loop");
+  auto m = base_model();
+  m.input("shaped", {int64_t(3), int64_t(5)}).output("x", {int64_t(2)});
+  m.initializer(ModelBuilder::int64_typed("zero", {}, {0}));
+  m.node("Shape", {"shaped"}, {"shape"});
+  ModelBuilder::attr_int(m.node("Gather", {"shape", "zero"}, {"M"}), "axis", 0);
+  add_loop(m, {"M", "", "x0"}, {"x"}, body(false, false));
+  auto g = import_onnx(m.write(dir / "m.onnx"));
+  ControlFlowOptions cf;
+  cf.infer_shapes = infer_node_shapes;
+  lower_control_flow(*g, false, cf);
+  EXPECT_EQ(op_counts(*g)["Loop"], 1);  // waits for folding
+  settle_graph(*g, true, FoldOptions{});
+  auto ops = op_counts(*g);
+  EXPECT_EQ(ops.count("Loop"), 0u);
+  EXPECT_EQ(ops.count("KilnSelect"), 0u);
+  EXPECT_EQ(ops.count("KilnGuard"), 0u);
+  EXPECT_EQ(added_constant(*g), (std::vector<float>{3, 6}));  // 3 steps of + w, folded into one Add
+}
+
+// A stop condition folding decides (cond_out = i + 1 < Shape(x)[1]): the loop
+// unrolls to the steps it runs, no run-time "still active" selects.
+TEST(ImportLoop, StopConditionDecidedByFoldingLeavesNoSelects) {
+  TempDir dir("loop");
+  ModelBuilder b;
+  auto* g = b.graph();
+  g->set_name("body");
+  ModelBuilder::set_type(g->add_input(), "i", onnx::TensorProto::INT64, {});
+  ModelBuilder::set_type(g->add_input(), "cond_in", onnx::TensorProto::BOOL, {});
+  ModelBuilder::set_type(g->add_input(), "x_in", onnx::TensorProto::FLOAT, {int64_t(2)});
+  b.node("Add", {"x_in", "w"}, {"x_out"});
+  b.node("Add", {"i", "one"}, {"next"});
+  b.node("Less", {"next", "k"}, {"cond_out"});
+  ModelBuilder::set_type(g->add_output(), "cond_out", onnx::TensorProto::BOOL, {});
+  ModelBuilder::set_type(g->add_output(), "x_out", onnx::TensorProto::FLOAT, {int64_t(2)});
+  auto m = base_model();
+  m.input("shaped", {int64_t(3), int64_t(4)}).output("x", {int64_t(2)});
+  m.initializer(ModelBuilder::int64_typed("one", {}, {1}));
+  m.initializer(ModelBuilder::int64_typed("M", {}, {10}));
+  m.node("Shape", {"shaped"}, {"shape"});
+  ModelBuilder::attr_int(m.node("Gather", {"shape", "one"}, {"k"}), "axis", 0);
+  add_loop(m, {"M", "", "x0"}, {"x"}, *g);
+  auto graph = import_onnx(m.write(dir / "m.onnx"));
+  settle_graph(*graph, true, FoldOptions{});
+  auto ops = op_counts(*graph);
+  EXPECT_EQ(ops.count("Loop"), 0u);
+  EXPECT_EQ(ops.count("KilnSelect"), 0u);
+  EXPECT_EQ(added_constant(*graph), (std::vector<float>{4, 8}));  // k = 4 steps of + w
 }
 
 TEST(ImportLoop, UnrollLimit) {

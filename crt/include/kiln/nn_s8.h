@@ -207,9 +207,20 @@ kiln_status_t kiln_fully_connected_s8_pk(const kiln_fully_connected_s8_params_t*
  *   int32 2 * bias[c]                                       (4 values)
  *   int16 2 * w, per tap the block's four channels            (4 * kernel_h * kernel_w values)
  *   int32 multiplier, round_offset, exponent of each channel  (12 values)
- * scratch: kernel_h * kernel_w * in_c bytes (a border pixel's window). Same
- * results as kiln_depthwise_conv2d_s8.
+ * scratch: KILN_S8_DW_PK_SCRATCH_BYTES(p), 4-byte aligned: for a 3x3 kernel of
+ * stride_w 1 and dilation 1 on rows of at least 8 outputs (KILN_S8_DW_PK_PLANAR;
+ * on shorter rows the per-row work costs more than it saves) a ring of three widened input
+ * rows of four channels (24 * KILN_S8_DW_PK_ROW(out_w) bytes), else kernel_h *
+ * kernel_w * in_c bytes (a border pixel's window). Same results as
+ * kiln_depthwise_conv2d_s8.
  */
+#define KILN_S8_DW_PK_PLANAR(p)                                                                      \
+  ((p)->kernel_h == 3 && (p)->kernel_w == 3 && (p)->stride_w == 1 && (p)->dilation_h == 1 &&        \
+   (p)->dilation_w == 1 && (p)->out_w >= 8)
+#define KILN_S8_DW_PK_ROW(out_w) (4u * (((uint32_t)(out_w) + 3u) / 4u) + 2u)
+#define KILN_S8_DW_PK_SCRATCH_BYTES(p)                              \
+  (KILN_S8_DW_PK_PLANAR(p) ? 24u * KILN_S8_DW_PK_ROW((p)->out_w)    \
+                           : (uint32_t)((p)->kernel_h * (p)->kernel_w * (p)->in_c))
 kiln_status_t kiln_depthwise_conv2d_s8_pk(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x,
                                           const int32_t* packed, int8_t* y, int8_t* scratch);
 

@@ -188,7 +188,15 @@ KernelCall lower_qdepthwise_conv2d_form(const Node& n) {
       k.constants.push_back(*packed);
       k.unread_inputs.push_back(1);
       if (n.input(2)) k.unread_inputs.push_back(2);
-      k.scratch.push_back({"window", uint64_t(taps * g.in_c), 8});
+      // 3x3, stride_w 1, dilation 1, rows of 8 outputs or more (KILN_S8_DW_PK_PLANAR,
+      // nn_s8.h): a ring of three widened input rows of four channels; else a
+      // border pixel's window.
+      const bool planar = g.kernel_h == 3 && g.kernel_w == 3 && g.strides[1] == 1 && g.dilations[0] == 1 &&
+                          g.dilations[1] == 1 && g.out_w >= 8;
+      if (planar)
+        k.scratch.push_back({"rows", uint64_t(24 * (4 * ((g.out_w + 3) / 4) + 2)), 8});
+      else
+        k.scratch.push_back({"window", uint64_t(taps * g.in_c), 8});
       k.call = "kiln_depthwise_conv2d_s8_pk(&$params, $in0, $const0, $out0, (int8_t*)$scratch0)";
       return k;
     }

@@ -53,7 +53,7 @@ kiln_status_t portable_mul_s8(const kiln_mul_s8_params_t* p, const int8_t* a, co
 kiln_status_t portable_lookup_s8(const kiln_lookup_s8_params_t* p, const int8_t* x, const int8_t* table, int8_t* y);
 kiln_status_t portable_softmax_s8(const kiln_softmax_s8_params_t* p, const int8_t* x, int8_t* y);
 
-static int failures = 0, checks = 0, pk_checks = 0, pk_dw_checks = 0, pk_strip_checks = 0;
+static int failures = 0, checks = 0, pk_checks = 0, pk_dw_checks = 0, pk_dwpl_checks = 0, pk_strip_checks = 0;
 
 static void put(const char* s) { kiln_board_write(s, (uint32_t)strlen(s)); }
 static void put_i(int64_t v) {
@@ -557,6 +557,13 @@ static void depthwise_case(void) {
   p.pad_top = rnd(0, 2), p.pad_left = rnd(0, 2);
   p.in_h = rnd(1, 8) + p.dilation_h * (p.kernel_h - 1);
   p.in_w = rnd(1, 8) + p.dilation_w * (p.kernel_w - 1);
+  if (rnd(0, 2) == 0) {
+    /* The planar form of the packed kernel (3x3, stride_w 1, rows of 8 or more):
+     * rows of 6 to 21 outputs (full groups of four and every tail), few channels. */
+    p.in_c = 4 * rnd(1, 3), p.depth_multiplier = 1, p.out_c = p.in_c;
+    p.kernel_h = p.kernel_w = 3, p.stride_w = 1, p.dilation_h = p.dilation_w = 1;
+    p.pad_left = rnd(0, 1), p.in_w = rnd(8, 22), p.in_h = rnd(3, 8);
+  }
   p.out_h = (p.in_h + p.pad_top + rnd(0, 2) - (p.dilation_h * (p.kernel_h - 1) + 1)) / p.stride_h + 1;
   p.out_w = (p.in_w + p.pad_left + rnd(0, 2) - (p.dilation_w * (p.kernel_w - 1) + 1)) / p.stride_w + 1;
   if (p.in_h * p.in_w * p.in_c > MAX_X || p.out_h * p.out_w * p.out_c > MAX_Y || p.out_c > MAX_C ||
@@ -580,7 +587,9 @@ static void depthwise_case(void) {
                p.out_h * p.out_w * p.out_c);
   /* The packed form (depth multiplier 1, channels in fours) against the portable int16 form. */
   if (p.depth_multiplier == 1 && p.in_c % 4 == 0 && p.kernel_h * p.kernel_w * p.in_c <= 4096 &&
+      KILN_S8_DW_PK_SCRATCH_BYTES(&p) <= sizeof scratch &&
       pack_form(p.out_c, p.kernel_h * p.kernel_w, p.act_min, p.act_max, 1)) {
+    if (KILN_S8_DW_PK_PLANAR(&p)) ++pk_dwpl_checks;
     if (kiln_depthwise_conv2d_s8_pk(&p, x_buf, pk_buf, y_got, (int8_t*)scratch) != KILN_OK) {
       put("FAIL depthwise pk status\n");
       ++failures;
@@ -753,6 +762,29 @@ static void timing(void) {
   n = kiln_board_counter_stop();
   put(", add 16384: ");
   put_i((int64_t)n);
+  {
+    /* The packed depthwise 3x3 (pad 1) at VWW's shapes: 6x6x128 and 48x48x8 (here 40x40x8). */
+    kiln_depthwise_conv2d_s8_params_t dw;
+    memset(&dw, 0, sizeof dw);
+    for (i = 0; i < 32 * 34; ++i) pk_buf[i] = (i % 34) < 4 ? 1000 : (i % 34) < 22 ? 0x00030002 : 0;
+    for (i = 0; i < 32; ++i)
+      pk_buf[i * 34 + 22] = pk_buf[i * 34 + 25] = pk_buf[i * 34 + 28] = pk_buf[i * 34 + 31] = 1 << 30,
+      pk_buf[i * 34 + 24] = pk_buf[i * 34 + 27] = pk_buf[i * 34 + 30] = pk_buf[i * 34 + 33] = 6;
+    dw.batch = 1, dw.in_h = dw.in_w = dw.out_h = dw.out_w = 6, dw.in_c = dw.out_c = 128, dw.depth_multiplier = 1;
+    dw.kernel_h = dw.kernel_w = 3, dw.stride_h = dw.stride_w = 1, dw.dilation_h = dw.dilation_w = 1;
+    dw.pad_top = dw.pad_left = 1, dw.input_offset = 128, dw.output_offset = -128, dw.act_min = -128, dw.act_max = 127;
+    kiln_board_counter_start();
+    kiln_depthwise_conv2d_s8_pk(&dw, a, pk_buf, y, (int8_t*)scratch);
+    n = kiln_board_counter_stop();
+    put(", depthwise pk 3x3 6x6x128: ");
+    put_i((int64_t)n);
+    dw.in_h = dw.in_w = dw.out_h = dw.out_w = 40, dw.in_c = dw.out_c = 8;
+    kiln_board_counter_start();
+    kiln_depthwise_conv2d_s8_pk(&dw, a, pk_buf, y, (int8_t*)scratch);
+    n = kiln_board_counter_stop();
+    put(", 40x40x8: ");
+    put_i((int64_t)n);
+  }
   put("\n");
 }
 
@@ -772,8 +804,10 @@ int main(void) {
   put(" of them also in the packed form (kiln_*_s8_pk)\n");
   if (pk_checks < 40) ++failures;
   put_i(pk_dw_checks);
-  put(" depthwise calls in the packed form\n");
-  if (pk_dw_checks < 20) ++failures;
+  put(" depthwise calls in the packed form, ");
+  put_i(pk_dwpl_checks);
+  put(" of them planar (3x3, stride_w 1)\n");
+  if (pk_dw_checks < 20 || pk_dwpl_checks < 15) ++failures;
   put_i(pk_strip_checks);
   put(" convolutions in the strip form\n");
   if (pk_strip_checks < 20) ++failures;

@@ -8,38 +8,7 @@
  */
 #include "requant_s8.h"
 #include "conv_s8_mve.h"
-
-/* The im2col column of output pixel (oy, ox), group g: row_len int16 at col. */
-static void conv_column(const kiln_conv2d_s8_params_t* p, const int8_t* xb, int32_t oy, int32_t ox, int32_t g,
-                        int32_t cin_g, int32_t row_len, int16_t* col) {
-  const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
-  const int32_t row_taps = p->kernel_w * cin_g;
-  /* With dilation_w 1 and one group, a kernel row is one run of input bytes. */
-  const int contiguous_rows = p->dilation_w == 1 && cin_g == p->in_c;
-  int32_t ky, kx, kx0 = 0, kx1 = p->kernel_w;
-  int16_t* dst = col;
-  while (kx0 < p->kernel_w && ix0 + kx0 * p->dilation_w < 0) ++kx0;
-  while (kx1 > kx0 && ix0 + (kx1 - 1) * p->dilation_w >= p->in_w) --kx1;
-  for (ky = 0; ky < p->kernel_h; ++ky, dst += row_taps) {
-    const int32_t iy = iy0 + ky * p->dilation_h;
-    const int8_t* row;
-    if (iy < 0 || iy >= p->in_h || kx0 >= kx1) {
-      kiln_s8_zero(dst, row_taps);
-      continue;
-    }
-    row = xb + (int64_t)iy * p->in_w * p->in_c + (int64_t)g * cin_g;
-    kiln_s8_zero(dst, kx0 * cin_g);
-    if (contiguous_rows) {
-      kiln_s8_widen(dst + kx0 * cin_g, row + (int64_t)(ix0 + kx0) * p->in_c, (kx1 - kx0) * cin_g, p->input_offset);
-    } else {
-      for (kx = kx0; kx < kx1; ++kx)
-        kiln_s8_widen(dst + kx * cin_g, row + (int64_t)(ix0 + kx * p->dilation_w) * p->in_c, cin_g,
-                      p->input_offset);
-    }
-    kiln_s8_zero(dst + kx1 * cin_g, (p->kernel_w - kx1) * cin_g);
-  }
-  kiln_s8_zero(dst, row_len - (int32_t)(dst - col));
-}
+#include "im2col_s8.h"
 
 kiln_status_t kiln_conv2d_s8(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int16_t* w,
                              const int32_t* bias, const kiln_s8_requant_t* rq, int8_t* y, int16_t* scratch) {
@@ -98,7 +67,7 @@ kiln_status_t kiln_conv2d_s8(const kiln_conv2d_s8_params_t* p, const int8_t* x, 
         }
         for (g = 0; g < p->groups; ++g) {
           kiln_s8_gemm_t gg;
-          conv_column(p, xb, oy, ox, g, cin_g, row_len, scratch);
+          kiln_s8_im2col_column(p, xb, oy, ox, g, cin_g, row_len, scratch);
           kiln_s8_gemm_init(&gg, row_len, cout_g, w + g * group_weights, bias != NULL ? bias + g * cout_g : NULL,
                             rq + g * cout_g, &o);
           kiln_s8_gemm(&gg, NULL, 1, scratch, yp + g * cout_g);

@@ -5,38 +5,8 @@
  * the input one run per kernel row, a border window with its padded taps 0),
  * then every block of the packed stream against the column (pk_s8.h).
  */
+#include "im2col_s8.h"
 #include "pk_s8.h"
-
-/* The im2col column of output pixel (oy, ox): row_len int16 at col. */
-static void pk_conv_column(const kiln_conv2d_s8_params_t* p, const int8_t* xb, int32_t oy, int32_t ox,
-                           int32_t row_len, int16_t* col) {
-  const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
-  const int32_t row_taps = p->kernel_w * p->in_c;
-  int32_t ky, kx, kx0 = 0, kx1 = p->kernel_w;
-  int16_t* dst = col;
-  while (kx0 < p->kernel_w && ix0 + kx0 * p->dilation_w < 0) ++kx0;
-  while (kx1 > kx0 && ix0 + (kx1 - 1) * p->dilation_w >= p->in_w) --kx1;
-  for (ky = 0; ky < p->kernel_h; ++ky, dst += row_taps) {
-    const int32_t iy = iy0 + ky * p->dilation_h;
-    const int8_t* row;
-    if (iy < 0 || iy >= p->in_h || kx0 >= kx1) {
-      kiln_s8_zero(dst, row_taps);
-      continue;
-    }
-    row = xb + (int64_t)iy * p->in_w * p->in_c;
-    kiln_s8_zero(dst, kx0 * p->in_c);
-    if (p->dilation_w == 1) {
-      kiln_s8_widen(dst + kx0 * p->in_c, row + (int64_t)(ix0 + kx0) * p->in_c, (kx1 - kx0) * p->in_c,
-                    p->input_offset);
-    } else {
-      for (kx = kx0; kx < kx1; ++kx)
-        kiln_s8_widen(dst + kx * p->in_c, row + (int64_t)(ix0 + kx * p->dilation_w) * p->in_c, p->in_c,
-                      p->input_offset);
-    }
-    kiln_s8_zero(dst + kx1 * p->in_c, (p->kernel_w - kx1) * p->in_c);
-  }
-  kiln_s8_zero(dst, row_len - (int32_t)(dst - col));
-}
 
 kiln_status_t kiln_conv2d_s8_pk(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed, int8_t* y,
                                 int16_t* scratch) {
@@ -93,7 +63,7 @@ kiln_status_t kiln_conv2d_s8_pk(const kiln_conv2d_s8_params_t* p, const int8_t* 
               kiln_s8_widen(dst, src, run, p->input_offset);
             kiln_s8_zero(dst, row_len - taps);
           } else {
-            pk_conv_column(p, xb, oy, ox + j, row_len, col);
+            kiln_s8_im2col_column(p, xb, oy, ox + j, 0, p->in_c, row_len, col);
           }
         }
         kiln_s8_pk_columns(&g, scratch, m, yp);

@@ -134,6 +134,313 @@ static void dwpk_pixels(const int8_t* x, const int32_t* packed, int8_t* y, const
   dwpk_pixels_c(x, packed, y, k);
 }
 
+/*
+ * The planar form (3x3, stride_w 1, dilation 1; KILN_S8_DW_PK_PLANAR): per block
+ * of four channels, each padded input row the window reaches is widened once into
+ * four channel planes of int16 (input offset added, 0 in the padding), a ring of
+ * three rows per plane (row pr in slot pr % 3; PW = 4 * ceil(out_w / 4) + 2 values
+ * per row), so that two taps of one channel are one word and SMLAD does two MACs.
+ * Per channel the 3x3 weights become, per kernel row, the words P = (w0, w1) and
+ * T = (w1, w2) (doubled, as in the stream); four outputs of a row from the words
+ * A = (c0, c1), B = (c2, c3), C = (c4, c5) of each input row:
+ *   y0 += A.P + B.lo * T.hi        (SMLAD, SMLABT)
+ *   y1 += A.hi * P.lo + B.T        (SMLATB, SMLAD)
+ *   y2 += B.P + C.lo * T.hi
+ *   y3 += B.hi * P.lo + C.T
+ * 8 instructions for 12 MACs per kernel row (one LDM of the row's three words and
+ * an LDRD of P, T), then per output SMMLAR, ASR, SSAT and a STRB. The record of a
+ * channel: 2 * bias four times (one LDM into the accumulators), P0 T0 P1 T1 P2 T2,
+ * multiplier, round_offset, exponent (13 words).
+ */
+#define DWPL_REC 13
+
+typedef struct {
+  const int16_t* x; /* plane 0, the slot of the window's first row, column 0 (0) */
+  int32_t d1, d2;   /* bytes from the first row's slot to the second's and the third's (4, 8) */
+  int32_t plane;    /* bytes between the planes (12) */
+  const int32_t* w; /* the four channels' records (16) */
+  int8_t* y;        /* output of the row's first pixel, the block's first channel (20) */
+  int32_t c;        /* bytes between output pixels (24) */
+  int32_t groups;   /* full groups of four outputs (28) */
+  int32_t tail;     /* outputs after them, 0..3 (32) */
+  int32_t corr;
+} dwpl_ctl_t;
+
+#if !(KILN_S8_DSP && defined(__GNUC__))
+/* Portable C of the asm below (the same sums): the row's outputs of the block's four channels. */
+static void dwpl_row_c(const dwpl_ctl_t* k) {
+  const int32_t n = 4 * k->groups + k->tail;
+  int32_t ch, ox, ky;
+  for (ch = 0; ch < 4; ++ch) {
+    const int16_t* x0 = (const int16_t*)(const void*)((const char*)k->x + ch * k->plane);
+    const int16_t* rows[3];
+    const int32_t* w = k->w + ch * DWPL_REC;
+    rows[0] = x0;
+    rows[1] = (const int16_t*)(const void*)((const char*)x0 + k->d1);
+    rows[2] = (const int16_t*)(const void*)((const char*)x0 + k->d2);
+    for (ox = 0; ox < n; ++ox) {
+      int32_t acc = w[0];
+      for (ky = 0; ky < 3; ++ky) {
+        const uint32_t pw = (uint32_t)w[4 + 2 * ky], tw = (uint32_t)w[5 + 2 * ky];
+        const int16_t* r = rows[ky] + ox;
+        acc += r[0] * (int16_t)(pw & 0xFFFFu) + r[1] * (int16_t)(pw >> 16) + r[2] * (int16_t)(tw >> 16);
+      }
+      k->y[ox * k->c + ch] = kiln_s8_pk_out(acc, w + 10, k->corr);
+    }
+  }
+}
+#endif
+
+#if KILN_S8_DSP && defined(__GNUC__)
+/* r0 ctl. Registers: r0-r3 the four outputs, r4-r6 an input row's words, r7/r8 P
+ * and T, r9 the window's first row, r10 the channel's record, r11 d1, r12
+ * outputs, lr the end of the full groups; on the stack d2, the output step, ctl
+ * and the channels left. ctl's x, w and y move to the next channel (the caller
+ * sets them per call). */
+#define DWPL_ROW(load, wofs)               \
+  load                                     \
+  "ldrd r7, r8, [r10, #" wofs "]\n\t"      \
+  "smlad r0, r4, r7, r0\n\t"               \
+  "smlatb r1, r4, r7, r1\n\t"              \
+  "smlabt r0, r5, r8, r0\n\t"              \
+  "smlad r1, r5, r8, r1\n\t"               \
+  "smlad r2, r5, r7, r2\n\t"               \
+  "smlatb r3, r5, r7, r3\n\t"              \
+  "smlabt r2, r6, r8, r2\n\t"              \
+  "smlad r3, r6, r8, r3\n\t"
+#define DWPL_RQ(a, corr)                   \
+  corr(a)                                  \
+  "asr.w " a ", " a ", r6\n\t"             \
+  "ssat " a ", #8, " a "\n\t"
+#define DWPL_CORR0(a) "smmlar " a ", " a ", r4, r5\n\t"
+#define DWPL_CORR1(a) "add r8, r5, " a ", asr #31\n\t" "smmlar " a ", " a ", r4, r8\n\t"
+#define DWPL_BODY(corr)                                                    \
+  "ldm r10, {r0, r1, r2, r3}\n\t"                                          \
+  DWPL_ROW("ldm r9, {r4, r5, r6}\n\t", "16")                               \
+  "add r4, r9, r11\n\t"                                                    \
+  DWPL_ROW("ldm r4, {r4, r5, r6}\n\t", "24")                               \
+  "ldr r4, [sp]\n\t"                                                       \
+  "add r4, r4, r9\n\t"                                                     \
+  DWPL_ROW("ldm r4, {r4, r5, r6}\n\t", "32")                               \
+  "add r9, r9, #8\n\t"                                                     \
+  "ldrd r4, r5, [r10, #40]\n\t"                                            \
+  "ldr r6, [r10, #48]\n\t" DWPL_RQ("r0", corr) DWPL_RQ("r1", corr)         \
+  DWPL_RQ("r2", corr) DWPL_RQ("r3", corr)                                  \
+  "ldr r7, [sp, #4]\n\t"
+#define DWPL_UNUSED __attribute__((unused))
+#define DWPL_ASM(name, corr)                                                               \
+  __attribute__((naked, noinline)) static void name(DWPL_UNUSED const dwpl_ctl_t* k) {     \
+    __asm__ volatile(                                                                      \
+        "push {r4-r11, lr}\n\t"                                                            \
+        "sub sp, sp, #16\n\t"                                                              \
+        "str r0, [sp, #8]\n\t"                                                             \
+        "ldr r4, [r0, #8]\n\t"                                                             \
+        "str r4, [sp]\n\t"                                                                 \
+        "ldr r4, [r0, #24]\n\t"                                                            \
+        "str r4, [sp, #4]\n\t"                                                             \
+        "movs r4, #4\n\t"                                                                  \
+        "str r4, [sp, #12]\n\t"                                                            \
+        "ldr r11, [r0, #4]\n"                                                              \
+        "1:\n\t"                                                                           \
+        "ldr r4, [sp, #8]\n\t"                                                             \
+        "ldr r9, [r4]\n\t"                                                                 \
+        "ldr r10, [r4, #16]\n\t"                                                           \
+        "ldr r12, [r4, #20]\n\t"                                                           \
+        "ldr r4, [r4, #28]\n\t"                                                            \
+        "add lr, r9, r4, lsl #3\n\t"                                                       \
+        "cmp r9, lr\n\t"                                                                   \
+        "beq 3f\n"                                                                         \
+        "2:\n\t" DWPL_BODY(corr)                                                           \
+        "strb r0, [r12]\n\t"                                                               \
+        "strb r1, [r12, r7]\n\t"                                                           \
+        "add r12, r12, r7, lsl #1\n\t"                                                     \
+        "strb r2, [r12]\n\t"                                                               \
+        "strb r3, [r12, r7]\n\t"                                                           \
+        "add r12, r12, r7, lsl #1\n\t"                                                     \
+        "cmp r9, lr\n\t"                                                                   \
+        "bne 2b\n"                                                                         \
+        "3:\n\t"                                                                           \
+        "ldr r4, [sp, #8]\n\t"                                                             \
+        "ldr r4, [r4, #32]\n\t"                                                            \
+        "cmp r4, #0\n\t"                                                                   \
+        "beq 4f\n\t" DWPL_BODY(corr)                                                       \
+        "ldr r4, [sp, #8]\n\t"                                                             \
+        "ldr r4, [r4, #32]\n\t"                                                            \
+        "strb r0, [r12]\n\t"                                                               \
+        "cmp r4, #2\n\t"                                                                   \
+        "blo 4f\n\t"                                                                       \
+        "strb r1, [r12, r7]\n\t"                                                           \
+        "beq 4f\n\t"                                                                       \
+        "strb r2, [r12, r7, lsl #1]\n"                                                     \
+        "4:\n\t"                                                                           \
+        "ldr r4, [sp, #8]\n\t"                                                             \
+        "ldr r5, [r4]\n\t"                                                                 \
+        "ldr r6, [r4, #12]\n\t"                                                            \
+        "add r5, r5, r6\n\t"                                                               \
+        "str r5, [r4]\n\t"                                                                 \
+        "ldr r5, [r4, #16]\n\t"                                                            \
+        "add r5, r5, #52\n\t"                                                              \
+        "str r5, [r4, #16]\n\t"                                                            \
+        "ldr r5, [r4, #20]\n\t"                                                            \
+        "add r5, r5, #1\n\t"                                                               \
+        "str r5, [r4, #20]\n\t"                                                            \
+        "ldr r5, [sp, #12]\n\t"                                                            \
+        "subs r5, r5, #1\n\t"                                                              \
+        "str r5, [sp, #12]\n\t"                                                            \
+        "bne 1b\n\t"                                                                       \
+        "add sp, sp, #16\n\t"                                                              \
+        "pop {r4-r11, pc}\n\t");                                                           \
+  }
+DWPL_ASM(dwpl_row_dsp0, DWPL_CORR0)
+DWPL_ASM(dwpl_row_dsp1, DWPL_CORR1)
+
+/* n >= 1 pixel pairs from src (c bytes apart) widened into the four planes from
+ * d[0] (d[1] bytes apart): per pair two LDR, four SXTAB16 (offset added), four
+ * PKH and four STR (17 instructions for eight values). */
+__attribute__((naked, noinline)) static void dwpl_pairs_dsp(DWPL_UNUSED const int8_t* src, DWPL_UNUSED int32_t c,
+                                                            DWPL_UNUSED uint32_t off2,
+                                                            DWPL_UNUSED const int32_t* d) {
+  __asm__ volatile(
+      "push {r4-r11, lr}\n\t"
+      "ldr r4, [r3]\n\t"
+      "ldr r5, [r3, #4]\n\t"
+      "ldr r8, [r3, #8]\n\t"
+      "add r6, r4, r5, lsl #1\n\t"
+      "add r7, r6, r5\n\t"
+      "add r5, r4, r5\n"
+      "1:\n\t"
+      "ldr r9, [r0]\n\t"
+      "ldr r10, [r0, r1]\n\t"
+      "add r0, r0, r1, lsl #1\n\t"
+      "sxtab16 r11, r2, r9\n\t"
+      "sxtab16 r9, r2, r9, ror #8\n\t"
+      "sxtab16 r12, r2, r10\n\t"
+      "sxtab16 r10, r2, r10, ror #8\n\t"
+      "pkhbt r3, r11, r12, lsl #16\n\t"
+      "pkhtb r11, r12, r11, asr #16\n\t"
+      "pkhbt r12, r9, r10, lsl #16\n\t"
+      "pkhtb r9, r10, r9, asr #16\n\t"
+      "str r3, [r4], #4\n\t"
+      "str r12, [r5], #4\n\t"
+      "str r11, [r6], #4\n\t"
+      "str r9, [r7], #4\n\t"
+      "subs r8, r8, #1\n\t"
+      "bne 1b\n\t"
+      "pop {r4-r11, pc}\n\t");
+}
+#endif
+
+/* Padded row pr (input row pr - pad_top) of channels [4 * cb, 4 * cb + 4) into
+ * slot pr % 3 of the four planes (pw int16 per row, 3 * pw per plane). The
+ * columns left and right of the input are 0 in every slot already (the caller
+ * zeroes the scratch once); a row above or below the input is zeroed here. */
+static void dwpl_widen_row(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* xb, int32_t cb, int32_t pr,
+                           int16_t* s, int32_t pw) {
+  const int32_t c = p->in_c, iy = pr - p->pad_top, off = p->input_offset;
+  int16_t* d0 = s + (pr % 3) * pw;
+  int16_t* d1 = d0 + 3 * pw;
+  int16_t* d2 = d1 + 3 * pw;
+  int16_t* d3 = d2 + 3 * pw;
+  int32_t lo = p->pad_left, hi = p->pad_left + p->in_w, pc;
+  const int8_t* src;
+  if (lo > pw) lo = pw;
+  if (hi > pw) hi = pw;
+  if (hi < lo) hi = lo;
+  if (iy < 0 || iy >= p->in_h) {
+    const size_t n = (size_t)(hi - lo) * sizeof(int16_t);
+    memset(d0 + lo, 0, n), memset(d1 + lo, 0, n), memset(d2 + lo, 0, n), memset(d3 + lo, 0, n);
+    return;
+  }
+  pc = lo;
+  src = xb + ((int64_t)iy * p->in_w + (lo - p->pad_left)) * c + 4 * cb;
+#if KILN_S8_DSP
+  {
+    const uint32_t off2 = ((uint32_t)off & 0xFFFFu) | ((uint32_t)off << 16);
+    if ((pc & 1) && pc < hi) {
+      d0[pc] = (int16_t)(src[0] + off), d1[pc] = (int16_t)(src[1] + off);
+      d2[pc] = (int16_t)(src[2] + off), d3[pc] = (int16_t)(src[3] + off);
+      ++pc, src += c;
+    }
+    /* Two pixels: two word loads, their four channels' pairs as one word per plane. */
+    if (pc + 1 < hi) {
+      const int32_t n = (hi - pc) / 2;
+      int32_t d[3];
+      d[0] = (int32_t)(intptr_t)(d0 + pc), d[1] = 3 * pw * 2, d[2] = n;
+#if defined(__GNUC__)
+      dwpl_pairs_dsp(src, c, off2, d);
+      pc += 2 * n, src += 2 * n * c;
+#else
+      for (; pc + 1 < hi; pc += 2, src += 2 * c) {
+        const uint32_t v0 = kiln_s8_load32(src), v1 = kiln_s8_load32(src + c);
+        const uint32_t e0 = __sxtab16(off2, v0), o0 = kiln_s8_sxtab16_ror8(off2, v0);
+        const uint32_t e1 = __sxtab16(off2, v1), o1 = kiln_s8_sxtab16_ror8(off2, v1);
+        kiln_s8_store32(d0 + pc, kiln_s8_pkhbt_lsl16(e0, e1));
+        kiln_s8_store32(d1 + pc, kiln_s8_pkhbt_lsl16(o0, o1));
+        kiln_s8_store32(d2 + pc, kiln_s8_pkhtb_asr16(e1, e0));
+        kiln_s8_store32(d3 + pc, kiln_s8_pkhtb_asr16(o1, o0));
+      }
+#endif
+    }
+  }
+#endif
+  for (; pc < hi; ++pc, src += c) {
+    d0[pc] = (int16_t)(src[0] + off), d1[pc] = (int16_t)(src[1] + off);
+    d2[pc] = (int16_t)(src[2] + off), d3[pc] = (int16_t)(src[3] + off);
+  }
+}
+
+static void dwpl_run(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed, int8_t* y,
+                     int16_t* s) {
+  const int32_t c = p->in_c, pw = (int32_t)KILN_S8_DW_PK_ROW(p->out_w), words = 4 + 2 * 9 + 12;
+  int32_t rec[4 * DWPL_REC];
+  dwpl_ctl_t k;
+  int32_t b, cb, oy, l, ky;
+  k.plane = 3 * pw * 2;
+  k.c = c;
+  k.groups = p->out_w / 4;
+  k.tail = p->out_w % 4;
+  k.corr = p->output_offset != -128;
+  memset(s, 0, (size_t)(24 * pw));
+  for (b = 0; b < p->batch; ++b) {
+    const int8_t* xb = x + (int64_t)b * p->in_h * p->in_w * c;
+    int8_t* yb = y + (int64_t)b * p->out_h * p->out_w * c;
+    for (cb = 0; cb < c / 4; ++cb) {
+      const int32_t* wp = packed + (int64_t)cb * words;
+      const int16_t* w16 = (const int16_t*)(const void*)(wp + 4);
+      int32_t next = 0; /* padded rows below `next` are in the ring */
+      for (l = 0; l < 4; ++l) {
+        int32_t* r = rec + l * DWPL_REC;
+        r[0] = r[1] = r[2] = r[3] = wp[l];
+        for (ky = 0; ky < 3; ++ky) {
+          const uint32_t w0 = (uint16_t)w16[(3 * ky) * 4 + l], w1 = (uint16_t)w16[(3 * ky + 1) * 4 + l];
+          const uint32_t w2 = (uint16_t)w16[(3 * ky + 2) * 4 + l];
+          r[4 + 2 * ky] = (int32_t)(w0 | (w1 << 16));
+          r[5 + 2 * ky] = (int32_t)(w1 | (w2 << 16));
+        }
+        r[10] = wp[4 + 18 + 3 * l], r[11] = wp[4 + 18 + 3 * l + 1], r[12] = wp[4 + 18 + 3 * l + 2];
+      }
+      for (oy = 0; oy < p->out_h; ++oy) {
+        const int32_t r0 = oy * p->stride_h;
+        if (next < r0) next = r0;
+        for (; next <= r0 + 2; ++next) dwpl_widen_row(p, xb, cb, next, s, pw);
+        k.x = s + (r0 % 3) * pw;
+        k.d1 = ((r0 + 1) % 3 - r0 % 3) * pw * 2;
+        k.d2 = ((r0 + 2) % 3 - r0 % 3) * pw * 2;
+        k.w = rec;
+        k.y = yb + (int64_t)oy * p->out_w * c + 4 * cb;
+#if KILN_S8_DSP && defined(__GNUC__)
+        if (k.corr)
+          dwpl_row_dsp1(&k);
+        else
+          dwpl_row_dsp0(&k);
+#else
+        dwpl_row_c(&k);
+#endif
+      }
+    }
+  }
+}
+
 kiln_status_t kiln_depthwise_conv2d_s8_pk(const kiln_depthwise_conv2d_s8_params_t* p, const int8_t* x,
                                           const int32_t* packed, int8_t* y, int8_t* scratch) {
   int32_t b, oy, ox, ox_lo, ox_hi, ky, kx;
@@ -144,6 +451,11 @@ kiln_status_t kiln_depthwise_conv2d_s8_pk(const kiln_depthwise_conv2d_s8_params_
       p->kernel_w <= 0 || p->stride_h <= 0 || p->stride_w <= 0 || p->dilation_h <= 0 || p->dilation_w <= 0 ||
       p->act_min != -128 || p->act_max != 127 || !kiln_s8_aligned4(packed))
     return KILN_ERR_BAD_ARGUMENT;
+  if (KILN_S8_DW_PK_PLANAR(p)) {
+    if (!kiln_s8_aligned4(scratch)) return KILN_ERR_BAD_ARGUMENT;
+    dwpl_run(p, x, packed, y, (int16_t*)(void*)scratch);
+    return KILN_OK;
+  }
   inside.tap_step = p->dilation_w * c;
   inside.row_step = p->dilation_h * p->in_w * c;
   inside.off2 = ((uint32_t)p->input_offset & 0xFFFFu) | ((uint32_t)p->input_offset << 16);

@@ -12,6 +12,13 @@ mode_if      A mode input (a sample rate) picks one of two sub-networks:
              If(Equal(sr, 16000), relu(x W16), tanh(x W8)). With --input-value
              sr=16000 only the 16 kHz network is compiled; without it the
              condition is run-time data.
+branch_if    A detector gates a verifier (the condition is run-time data,
+             ReduceMax(x) > 0.5), each branch holding a 16 KB intermediate: then
+             Reshape(Relu(MatMul(x, wv) as a column * sv)) (its result a view of
+             the intermediate, which must live until the If's join), else
+             Tanh(Reshape(MatMul(x, wf) as a column * sf)) (its result computed
+             straight into the If's output); z = y * 0.5 after the If. The two
+             branches never run together, so the workspace is about one branch.
 Run: /usr/bin/python3 make_if_models.py"""
 import os
 
@@ -89,4 +96,47 @@ for sr in (16000, 8000):
     x = rng.uniform(-1, 1, (1, 16)).astype(np.float32)
     y = np.maximum(x @ w16, 0) if sr == 16000 else np.tanh(x @ w8)
     write_data(os.path.join(HERE, "mode_if_data_%d" % sr), [x, np.array(sr, np.int64)], [y.astype(np.float32)])
+# ---- branch_if ----------------------------------------------------------------------
+wv = rng.uniform(-0.5, 0.5, (64, 256)).astype(np.float32)
+sv = rng.uniform(-1, 1, (1, 1, 16)).astype(np.float32)
+wf = rng.uniform(-0.5, 0.5, (64, 256)).astype(np.float32)
+sf = rng.uniform(-1, 1, (1, 1, 16)).astype(np.float32)
+then_b = helper.make_graph(
+    [helper.make_node("MatMul", ["x", "wv"], ["v1"]), helper.make_node("Reshape", ["v1", "col"], ["v2"]),
+     helper.make_node("Mul", ["v2", "sv"], ["v3"]), helper.make_node("Relu", ["v3"], ["v4"]),
+     helper.make_node("Reshape", ["v4", "flat"], ["yv"])],
+    "verifier", [], [helper.make_tensor_value_info("yv", TensorProto.FLOAT, [1, 4096])],
+    [numpy_helper.from_array(wv, "wv"), numpy_helper.from_array(sv, "sv")])
+else_b = helper.make_graph(
+    [helper.make_node("MatMul", ["x", "wf"], ["f1"]), helper.make_node("Reshape", ["f1", "col"], ["f2"]),
+     helper.make_node("Mul", ["f2", "sf"], ["f3"]), helper.make_node("Reshape", ["f3", "flat"], ["f4"]),
+     helper.make_node("Tanh", ["f4"], ["yf"])],
+    "fallback", [], [helper.make_tensor_value_info("yf", TensorProto.FLOAT, [1, 4096])],
+    [numpy_helper.from_array(wf, "wf"), numpy_helper.from_array(sf, "sf")])
+graph = helper.make_graph(
+    [
+        helper.make_node("ReduceMax", ["x"], ["peak"], keepdims=0),
+        helper.make_node("Greater", ["peak", "threshold"], ["fired"]),
+        helper.make_node("If", ["fired"], ["y"], then_branch=then_b, else_branch=else_b, name="verify_if_fired"),
+        helper.make_node("Mul", ["y", "half"], ["z"]),
+    ],
+    "branch_if",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
+    [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 4096])],
+    [numpy_helper.from_array(np.array(0.5, np.float32), "threshold"), numpy_helper.from_array(np.array(0.5, np.float32), "half"),
+     numpy_helper.from_array(np.array([1, 256, 1], np.int64), "col"), numpy_helper.from_array(np.array([1, 4096], np.int64), "flat")],
+)
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="kiln-tests")
+model.ir_version = 8
+onnx.checker.check_model(model)
+onnx.save(model, os.path.join(HERE, "branch_if.onnx"))
+for name, scale in (("fired", 1.0), ("quiet", 0.45)):
+    x = rng.uniform(-1, 1, (1, 64)).astype(np.float32) * np.float32(scale)
+    x[0, 3] = np.float32(0.9 if name == "fired" else 0.3)
+    x64 = x.astype(np.float64)
+    if x.max() > 0.5:
+        y = np.maximum((x64 @ wv).reshape(1, 256, 1) * sv, 0).reshape(1, 4096)
+    else:
+        y = np.tanh(((x64 @ wf).reshape(1, 256, 1) * sf).reshape(1, 4096))
+    write_data(os.path.join(HERE, "branch_if_data_%s" % name), [x], [(y * 0.5).astype(np.float32)])
 print("ok")
