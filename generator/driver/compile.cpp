@@ -142,6 +142,45 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
   PipelineState state;
   state.graph = graph.get();
   run_pipeline(state, po);
+  auto rerun_from_lower = [&](const LoweringTarget& t) {
+    target.reset();
+    target.emplace(t);
+    bool from_lower = false;
+    for (const Pass& p : pipeline_passes())
+      if ((from_lower = from_lower || p.name == "lower")) p.run(state, po);
+  };
+  // --memory-priority auto: the convolutions whose scratch is live at the peak take
+  // lean im2col tiles (a quarter of an output row), round after round while the
+  // peak moves to another such convolution; kept when the peak of live bytes drops
+  // by at least a twentieth, the point where the extra tiles' instructions buy
+  // enough RAM (docs/memory-planning.md, "Scratch under a budget").
+  std::string lean_note;
+  if (o.memory_priority == "auto") {
+    const uint64_t speed_peak = live_peak(state.program);
+    LoweringTarget lean = lowering, best = lowering;
+    uint64_t peak = speed_peak;
+    bool current_is_best = true;
+    for (int round = 0; round < 4; ++round) {
+      bool added = false;
+      for (const Node* n : scratch_ops_at_peak(state.program)) added = lean.lean_tiles.insert(n).second || added;
+      if (!added) break;
+      rerun_from_lower(lean);
+      const uint64_t now = live_peak(state.program);
+      current_is_best = now < peak;
+      if (!current_is_best) break;
+      peak = now;
+      best = lean;
+    }
+    if (peak * 20 <= speed_peak * 19) {
+      if (!current_is_best) rerun_from_lower(best);
+      lean = best;
+      lowering = best;
+      lean_note = ", lean im2col tiles in " + std::to_string(lean.lean_tiles.size()) + " convolution(s) at the peak (live peak " +
+                  std::to_string(speed_peak) + " -> " + std::to_string(live_peak(state.program)) + " B)";
+    } else if (!lean.lean_tiles.empty()) {
+      rerun_from_lower(lowering);
+    }
+  }
   const FoldReport& fold_report = state.fold_report;
   const quant::QdqReport& quant_report = state.quant_report;
   const BufferizedProgram& program = state.program;
@@ -167,17 +206,14 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
       if (o.memory_priority != "auto" || lowering.ram_priority) throw;
       priority_note = "ram (the plan with speed tiles did not fit: " + std::string(e.what()) + ")";
       lowering.ram_priority = true;
-      target.reset();
-      target.emplace(lowering);
-      bool from_lower = false;
-      for (const Pass& p : pipeline_passes())
-        if ((from_lower = from_lower || p.name == "lower")) p.run(state, po);
+      lean_note.clear();
+      rerun_from_lower(lowering);
     }
   }
   uint64_t scratch_bytes = 0;
   for (const Buffer& b : program.buffers)
     if (b.kind == BufferKind::Scratch) scratch_bytes = std::max(scratch_bytes, b.size_bytes);
-  priority_note += ", largest scratch " + std::to_string(scratch_bytes) + " B";
+  priority_note += lean_note + ", largest scratch " + std::to_string(scratch_bytes) + " B";
 
   progress_stage("writing C");
   EmitOptions eo;

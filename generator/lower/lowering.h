@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,10 @@ struct LoweringTarget {
   // --memory-priority ram: scratch tiles sized for RAM rather than speed (smaller
   // im2col / gather tiles, more instructions).
   bool ram_priority = false;
+  // --memory-priority auto: the convolutions whose im2col tile is live at the
+  // workspace's peak take lean column tiles (a quarter of an output row) while the
+  // others keep speed tiles (driver/compile.cpp decides, docs/memory-planning.md).
+  std::set<const Node*> lean_tiles;
 };
 // The target features of an -mcpu value ("cortex-m55", "cortex-m85+nofp", ...;
 // "+nomve" turns MVE off, "+nodsp" the DSP extension; empty or unknown: none).

@@ -181,6 +181,27 @@ uint64_t live_peak(const BufferizedProgram& program) {
   return uint64_t(peak);
 }
 
+std::vector<const Node*> scratch_ops_at_peak(const BufferizedProgram& program) {
+  const int64_t steps = int64_t(program.ops.size());
+  std::vector<int64_t> delta(size_t(steps) + 2, 0);
+  for (const Buffer& b : program.buffers) {
+    if (b.kind != BufferKind::Activation && b.kind != BufferKind::Scratch) continue;
+    if (b.last <= b.first) continue;
+    const int64_t sz = int64_t(align_up(b.size_bytes, std::max<uint32_t>(b.alignment, 1)));
+    delta[size_t(b.first)] += sz;
+    delta[size_t(std::min(b.last, steps + 1))] -= sz;
+  }
+  std::vector<int64_t> live(delta.size(), 0);
+  int64_t cur = 0, peak = 0;
+  for (size_t i = 0; i < delta.size(); ++i) peak = std::max(peak, live[i] = cur += delta[i]);
+  std::vector<const Node*> out;
+  for (int64_t s = 0; s < steps; ++s) {
+    const ScheduledOp& op = program.ops[size_t(s)];
+    if (live[size_t(s)] == peak && peak > 0 && op.node && !op.scratch.empty()) out.push_back(op.node);
+  }
+  return out;
+}
+
 namespace {
 
 void reorder(Graph& g, const std::vector<int>& order) {

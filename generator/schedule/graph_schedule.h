@@ -47,6 +47,9 @@ schedule::Problem schedule_problem(const Graph& g);
 // (each rounded up to its alignment): the workspace a plan of this program needs
 // at least, before the planner's own alignment refinement.
 uint64_t live_peak(const BufferizedProgram& program);
+// The ops with scratch buffers at the steps where live_peak is reached (what
+// --memory-priority auto may give lean tiles, driver/compile.cpp).
+std::vector<const Node*> scratch_ops_at_peak(const BufferizedProgram& program);
 
 // Chooses the order per `mode` and reorders g.nodes (`lowered`: every node's kernel
 // call, lower/lowering.h). `bound_of` bufferizes the graph in its current order and

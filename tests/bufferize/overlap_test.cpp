@@ -16,6 +16,17 @@ namespace {
 
 using G = test_support::GraphBuilder;
 
+// Conv 'name' of `in` into `out`, 3x3 with one pixel of padding: groups = in
+// channels (depthwise) or 1 (4 -> 4 channels).
+Node* conv3x3(G& b, const std::string& name, Value* in, Value* out, bool depthwise = false) {
+  const int64_t c = in->shape[1];
+  Node* n = b.op("Conv", name, {in, b.cst("w_" + name, {c, depthwise ? 1 : c, 3, 3})}, {out});
+  n->attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
+  n->attrs["kernel_shape"] = std::vector<int64_t>{3, 3};
+  if (depthwise) n->attrs["group"] = c;
+  return n;
+}
+
 TEST(BufferizeOverlap, ChoosesInsideTheBufferWhenItFits) {
   // Output of 64 B over an input of 256 B at offset 0: m = 0, no growth.
   OverlapChoice c = choose_overlap(256, 0, 64, 16, -100, 0, 16, true);
@@ -55,7 +66,6 @@ struct Chain {
   Value *x, *d, *r, *y;
   Chain() {
     x = b.input("x", {1, 4, 32, 32});
-    Value* wd = b.cst("wd", {4, 1, 3, 3});
     Value* wp = b.cst("wp", {8, 4, 1, 1});
     Value* x1 = b.val("x1", {1, 4, 32, 32});
     d = b.val("d", {1, 4, 32, 32});
@@ -63,10 +73,7 @@ struct Chain {
     y = b.val("y", {1, 8, 32, 32});
     Value* z = b.val("z", {1, 8, 32, 32});
     b.op("Relu", "pre", {x}, {x1});
-    Node* dw = b.op("Conv", "dw", {x1, wd}, {d});
-    dw->attrs["group"] = int64_t(4);
-    dw->attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
-    dw->attrs["kernel_shape"] = std::vector<int64_t>{3, 3};
+    conv3x3(b, "dw", x1, d, /*depthwise=*/true);
     b.op("Relu", "relu", {d}, {r});
     b.op("Conv", "pw", {r, wp}, {y});
     b.op("Relu", "post", {y}, {z});
@@ -119,7 +126,6 @@ TEST(BufferizeOverlap, NoOverlapWhileTheInputIsStillNeeded) {
 TEST(BufferizeOverlap, ResidualAddFusesIntoTheConvolution) {
   G b;
   Value* x = b.input("x", {1, 4, 8, 8});
-  Value* w = b.cst("w", {4, 4, 3, 3});
   Value* h = b.val("h", {1, 4, 8, 8});
   Value* m = b.val("m", {1, 4, 8, 8});
   Value* c = b.val("c", {1, 4, 8, 8});
@@ -127,8 +133,7 @@ TEST(BufferizeOverlap, ResidualAddFusesIntoTheConvolution) {
   Value* y = b.val("y", {1, 4, 8, 8});
   b.op("Relu", "r0", {x}, {h});
   b.op("Relu", "mid", {h}, {m});  // h is still needed by the Add: m gets a buffer of its own
-  Node* conv = b.op("Conv", "conv", {m, w}, {c});
-  conv->attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
+  conv3x3(b, "conv", m, c);
   b.op("Add", "add", {h, c}, {s});
   b.op("Relu", "r1", {s}, {y});
   b.output(y);
@@ -155,8 +160,7 @@ TEST(BufferizeOverlap, ResidualThatIsTheConvolutionsInputIsNotFused) {
   Value* c = b.val("c", {1, 4, 8, 8});
   Value* y = b.val("y", {1, 4, 8, 8});
   b.op("Relu", "r0", {x}, {h});
-  Node* conv = b.op("Conv", "conv", {h, b.cst("w", {4, 4, 3, 3})}, {c});
-  conv->attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
+  conv3x3(b, "conv", h, c);
   b.op("Add", "add", {h, c}, {y});
   b.output(y);
   EXPECT_EQ(fuse_residual_adds(b.g), 0u);

@@ -205,37 +205,63 @@ static void im2col(const kiln_conv2d_params_t* p, const float* in, uint32_t cin_
  * row `row` (a part of what im2col lays out for that row). */
 static void im2col_segment(const kiln_conv2d_params_t* p, const float* in, uint32_t cin_g, uint32_t row, uint32_t x0,
                            uint32_t n, float* col) {
-  const uint32_t plane_in = p->d_in * p->h_in * p->w_in;
+  const uint32_t plane_in = p->d_in * p->h_in * p->w_in, k_w = p->k_w, stride_w = p->stride_w;
   const uint32_t oz = row / p->h_out, oy = row % p->h_out;
-  uint32_t ic, kz, ky, kx, ox;
+  uint32_t ic, kz, ky, kx, i;
+  /* Per kernel column, once per call (valid_outputs divides in 64 bits, a library
+   * call on 32-bit cores): the segment's leading zeros, its run of input columns
+   * (from input column src) and its trailing zeros. A short segment's copies are
+   * cheaper than recomputing this per tap and channel. */
+  uint32_t lead[16], run[16];
+  int32_t src[16];
+  const int few_columns = k_w <= 16u;
+  if (few_columns)
+    for (kx = 0; kx < k_w; ++kx) {
+      uint32_t lo, hi, a, b;
+      valid_outputs(kx, stride_w, p->dilation_w, p->pad_left, p->w_in, p->w_out, &lo, &hi);
+      a = lo > x0 ? lo : x0;
+      b = hi < x0 + n ? hi : x0 + n;
+      if (b < a) b = a;
+      lead[kx] = a - x0, run[kx] = b - a;
+      src[kx] = (int32_t)(a * stride_w + kx * p->dilation_w) - p->pad_left;
+    }
   for (ic = 0; ic < cin_g; ++ic) {
     const float* plane = in + ic * plane_in;
     for (kz = 0; kz < p->k_d; ++kz) {
       const int32_t iz = in_coord(oz, kz, p->stride_d, p->dilation_d, p->pad_front);
       for (ky = 0; ky < p->k_h; ++ky) {
         const int32_t iy = in_coord(oy, ky, p->stride_h, p->dilation_h, p->pad_top);
-        for (kx = 0; kx < p->k_w; ++kx) {
-          float* crow = col + (((ic * p->k_d + kz) * p->k_h + ky) * p->k_w + kx) * n;
-          uint32_t lo, hi, a, b;
-          if (iz < 0 || iz >= (int32_t)p->d_in || iy < 0 || iy >= (int32_t)p->h_in) {
-            for (ox = 0; ox < n; ++ox) crow[ox] = 0.0f;
-            continue;
+        float* crow = col + ((ic * p->k_d + kz) * p->k_h + ky) * k_w * n;
+        const float* irow;
+        if (iz < 0 || iz >= (int32_t)p->d_in || iy < 0 || iy >= (int32_t)p->h_in) {
+          for (i = 0; i < k_w * n; ++i) crow[i] = 0.0f;
+          continue;
+        }
+        irow = plane + ((uint32_t)iz * p->h_in + (uint32_t)iy) * p->w_in;
+        for (kx = 0; kx < k_w; ++kx, crow += n) {
+          uint32_t a, r;
+          int32_t s0;
+          if (few_columns) {
+            a = lead[kx], r = run[kx], s0 = src[kx];
+          } else {
+            uint32_t lo, hi, b;
+            valid_outputs(kx, stride_w, p->dilation_w, p->pad_left, p->w_in, p->w_out, &lo, &hi);
+            a = lo > x0 ? lo : x0;
+            b = hi < x0 + n ? hi : x0 + n;
+            if (b < a) b = a;
+            s0 = (int32_t)(a * stride_w + kx * p->dilation_w) - p->pad_left;
+            a -= x0, r = b - (a + x0);
           }
-          valid_outputs(kx, p->stride_w, p->dilation_w, p->pad_left, p->w_in, p->w_out, &lo, &hi);
-          a = lo > x0 ? lo : x0;
-          b = hi < x0 + n ? hi : x0 + n;
-          if (b < a) b = a;
-          for (ox = x0; ox < a; ++ox) crow[ox - x0] = 0.0f;
-          if (b > a) {
-            const float* irow = plane + ((uint32_t)iz * p->h_in + (uint32_t)iy) * p->w_in;
-            const float* x = irow + ((int32_t)(a * p->stride_w + kx * p->dilation_w) - p->pad_left);
-            if (p->stride_w == 1u) {
-              kiln_f32_copy(crow + (a - x0), x, b - a);
+          for (i = 0; i < a; ++i) crow[i] = 0.0f;
+          if (r > 0u) {
+            const float* x = irow + s0;
+            if (stride_w == 1u) {
+              kiln_f32_copy(crow + a, x, r);
             } else {
-              for (ox = a; ox < b; ++ox, x += p->stride_w) crow[ox - x0] = *x;
+              for (i = 0; i < r; ++i, x += stride_w) crow[a + i] = *x;
             }
           }
-          for (ox = b; ox < x0 + n; ++ox) crow[ox - x0] = 0.0f;
+          for (i = a + r; i < n; ++i) crow[i] = 0.0f;
         }
       }
     }

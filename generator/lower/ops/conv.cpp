@@ -21,15 +21,19 @@ constexpr uint64_t kGatherBudgetSpeed = 4096, kGatherBudgetRam = 2048;
 
 // im2col tiling for `per_column` scratch bytes per output column: whole rows
 // (tile_rows) when one fits the budget, else, with RAM priority, a multiple of four
-// columns of one row (tile_cols; at least four).
+// columns of one row (tile_cols; at least four). A lean node (LoweringTarget::
+// lean_tiles) takes columns within a quarter of its row (at least the RAM budget).
 struct Im2colTile {
   int64_t rows = 1, cols = 0;  // cols 0: whole rows
   uint64_t bytes = 0;
 };
-Im2colTile im2col_tile(uint64_t per_column, int64_t w_out, int64_t rows) {
-  const bool ram = lowering_target().ram_priority;
-  const uint64_t budget = ram ? kIm2colBudgetRam : kIm2colBudgetSpeed;
+Im2colTile im2col_tile(const Node& n, uint64_t per_column, int64_t w_out, int64_t rows) {
+  const bool lean = lowering_target().lean_tiles.count(&n) > 0;
+  const bool ram = lowering_target().ram_priority || lean;
   const uint64_t row_bytes = per_column * uint64_t(w_out);
+  const uint64_t budget = lowering_target().ram_priority ? kIm2colBudgetRam
+                          : lean                          ? std::max(kIm2colBudgetRam, row_bytes / 4)
+                                                          : kIm2colBudgetSpeed;
   Im2colTile t;
   if (ram && row_bytes > budget && w_out > 4) {
     t.cols = std::clamp<int64_t>(int64_t(budget / std::max<uint64_t>(per_column, 1)) / 4 * 4, 4, w_out);
@@ -90,7 +94,7 @@ KernelCall lower_conv_impl(const Node& n, bool residual) {
                                       std::max<int64_t>((plane + 3) / 4 * 4, 4));
       k.scratch.push_back({"conv_tile", uint64_t(c_out * std::min(tile_rows, plane)) * sizeof(float), 4});
     } else {
-      const Im2colTile t = im2col_tile((k_len + uint64_t(c_out)) * sizeof(float), g.out[2], g.out[0] * g.out[1]);
+      const Im2colTile t = im2col_tile(n, (k_len + uint64_t(c_out)) * sizeof(float), g.out[2], g.out[0] * g.out[1]);
       tile_rows = t.rows;
       tile_cols = t.cols;
       k.scratch.push_back({"im2col_tile", t.bytes, 4});
@@ -110,7 +114,7 @@ KernelCall lower_conv_impl(const Node& n, bool residual) {
   if (!pointwise && !depthwise) {
     // A "row" is one (depth, height) output position: w_out columns of patches.
     const uint64_t per_column = uint64_t(cin_g * g.kernel[0] * g.kernel[1] * g.kernel[2]) * sizeof(float);
-    Im2colTile t = im2col_tile(per_column, g.out[2], g.out[0] * g.out[1]);
+    Im2colTile t = im2col_tile(n, per_column, g.out[2], g.out[0] * g.out[1]);
     if (!w->is_constant()) t = Im2colTile{t.cols > 0 ? 1 : t.rows, 0, t.cols > 0 ? per_column * uint64_t(g.out[2]) : t.bytes};
     tile_rows = t.rows;
     tile_cols = t.cols;

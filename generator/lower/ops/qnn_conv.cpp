@@ -139,7 +139,11 @@ KernelCall lower_qconv2d_form(const Node& n) {
       k.constants.push_back(*packed);
       k.unread_inputs.push_back(1);
       if (n.input(2)) k.unread_inputs.push_back(2);
-      k.scratch.push_back({"im2col", s8_packed_scratch_bytes(taps), 8});
+      // Columns are widened up to KILN_S8_PK_COLS at a time, within an output row
+      // (a pointwise layer: over the whole image).
+      const bool pointwise = g.kernel_h == 1 && g.kernel_w == 1 && g.strides[0] == 1 && g.strides[1] == 1 &&
+                             g.pads[0] == 0 && g.pads[1] == 0 && g.out_h == g.in_h && g.out_w == g.in_w;
+      k.scratch.push_back({"im2col", s8_packed_scratch_bytes(taps, pointwise ? g.n * g.out_h * g.out_w : g.out_w), 8});
       k.call = "kiln_conv2d_s8_pk(&$params, $in0, $const0, $out0, (int16_t*)$scratch0)";
       return k;
     }

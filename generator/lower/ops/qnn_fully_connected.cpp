@@ -30,6 +30,9 @@ KernelCall lower_qfully_connected_form(const Node& n) {
   check_s8_accumulator(n, k);
   check_s8_bias(n, 2, nout);
   const S8Quant q = read_s8_quant(n, nout);
+  // Every form widens or copies at most two rows at a time (the packed one up to
+  // KILN_S8_PK_COLS): a single row needs scratch for one.
+  const int64_t pair = std::min<int64_t>(rows, 2);
   KernelCall kc;
   kc.params_type = "kiln_fully_connected_s8_params_t";
   kc.params_init = "{ .rows = " + std::to_string(rows) + ", .in_features = " + std::to_string(k) +
@@ -43,7 +46,7 @@ KernelCall lower_qfully_connected_form(const Node& n) {
       kc.constants.push_back(*kernel_bias);
       kc.unread_inputs.push_back(1);
       if (n.input(2)) kc.unread_inputs.push_back(2);
-      kc.scratch.push_back({"rows", uint64_t(2 * s8_row_len8(k)), 8});
+      kc.scratch.push_back({"rows", uint64_t(pair * s8_row_len8(k)), 8});
       kc.call = "kiln_fully_connected_s8_w8(&$params, $in0, $const0, $const2, (const kiln_s8_requant_t*)$const1, "
                 "$out0, (int8_t*)$scratch0)";
       return kc;
@@ -55,7 +58,7 @@ KernelCall lower_qfully_connected_form(const Node& n) {
       kc.constants.push_back(*packed);
       kc.unread_inputs.push_back(1);
       if (n.input(2)) kc.unread_inputs.push_back(2);
-      kc.scratch.push_back({"widened_rows", s8_packed_scratch_bytes(k), 8});
+      kc.scratch.push_back({"widened_rows", s8_packed_scratch_bytes(k, rows), 8});
       kc.call = "kiln_fully_connected_s8_pk(&$params, $in0, $const0, $out0, (int16_t*)$scratch0)";
       return kc;
     }
@@ -63,7 +66,7 @@ KernelCall lower_qfully_connected_form(const Node& n) {
   kc.constants.push_back(s8_weight_blocks(w8, 1, nout, k));
   kc.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
   kc.unread_inputs.push_back(1);
-  kc.scratch.push_back({"widened_rows", uint64_t(2 * s8_row_len(k) * 2), 8});
+  kc.scratch.push_back({"widened_rows", uint64_t(pair * s8_row_len(k) * 2), 8});
   kc.call = std::string("kiln_fully_connected_s8(&$params, $in0, $const0, ") + (n.input(2) ? "$in2" : "NULL") +
             ", (const kiln_s8_requant_t*)$const1, $out0, (int16_t*)$scratch0)";
   return kc;

@@ -240,9 +240,9 @@ std::optional<ConstantPtr> s8_packed_blocks(const Node& n, size_t bias_input, co
   return Constant::from_bytes(DType::Int32, {int64_t(words.size())}, std::move(bytes));
 }
 
-uint64_t s8_packed_scratch_bytes(int64_t taps) {
+uint64_t s8_packed_scratch_bytes(int64_t taps, int64_t max_cols) {
   const int64_t row_len = s8_row_len(taps);
-  const int64_t cols = row_len >= 256 ? 1 : std::min<int64_t>(16, 256 / row_len);
+  const int64_t cols = std::max<int64_t>(1, std::min(max_cols, row_len >= 256 ? 1 : std::min<int64_t>(16, 256 / row_len)));
   return uint64_t(cols * row_len * 2);
 }
 

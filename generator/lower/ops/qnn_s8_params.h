@@ -75,8 +75,10 @@ std::optional<int64_t> s8_constant_output(const std::vector<int64_t>& w, int64_t
 std::optional<ConstantPtr> s8_packed_blocks(const Node& n, size_t bias_input, const std::vector<int64_t>& w,
                                             int64_t rows, int64_t taps, const S8Quant& q, bool depthwise = false);
 // Scratch of the packed Conv2D / FullyConnected: KILN_S8_PK_COLS columns of
-// s8_row_len(taps) int16 (nn_s8.h, KILN_S8_PK_SCRATCH_BYTES).
-uint64_t s8_packed_scratch_bytes(int64_t taps);
+// s8_row_len(taps) int16 (nn_s8.h, KILN_S8_PK_SCRATCH_BYTES), or fewer when the
+// kernel never widens more than max_cols at once (a convolution's output row, a
+// fully connected layer's rows).
+uint64_t s8_packed_scratch_bytes(int64_t taps, int64_t max_cols = INT64_MAX);
 // Throws when the int32 accumulator could overflow: |x - zp| <= 255, |w| <= 128.
 void check_s8_accumulator(const Node& n, int64_t taps);
 
