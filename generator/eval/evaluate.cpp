@@ -157,6 +157,13 @@ ConstantPtr binary_op(const std::string& op, const ConstantPtr& a, const Constan
 
 Eval binary(const std::string& op) {
   return [op](const Node& n) -> std::vector<ConstantPtr> {
+    // The declared output shape (a TFLite model states it) must be the inputs'
+    // broadcast: folding writes the inputs into it.
+    const Shape s = broadcast_shapes(in(n, 0)->shape(), in(n, 1)->shape(), n.describe());
+    if (s != out(n).shape)
+      throw CompileError(n.describe() + ": inputs " + shape_str(in(n, 0)->shape()) + " and " +
+                         shape_str(in(n, 1)->shape()) + " broadcast to " + shape_str(s) + ", not to the declared " +
+                         "output shape " + shape_str(out(n).shape));
     return {binary_op(op, in(n, 0), in(n, 1), out(n).dtype, out(n).shape)};
   };
 }

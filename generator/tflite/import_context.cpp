@@ -127,6 +127,10 @@ Value* ImportContext::output_value(const Operator& op, size_t i) {
   Value*& v = values_[t.index];
   if (v) fail(op, "output '" + t.name + "' is already produced by an earlier operator (or is a model input)");
   if (t.data) fail(op, "output '" + t.name + "' is a constant tensor");
+  // Checked here, not only when the input is looked up: a mapping may create its
+  // outputs first, and an operator reading its own output would make a cycle.
+  for (int in : op.inputs)
+    if (in == t.index) fail(op, "output '" + t.name + "' is also one of its inputs");
   v = graph_.add_value(value_name(t), t.dtype, t.shape);
   return v;
 }
