@@ -166,38 +166,39 @@ static std::vector<KernelCall> lower_all(const Graph& g) {
 
 schedule::Problem schedule_problem(const Graph& g) { return build_problem(g, lower_all(g)); }
 
-uint64_t live_peak(const BufferizedProgram& program) {
+namespace {
+
+// Bytes of activation and scratch buffers live at each step (index = step; the
+// vector has two more entries than steps, for buffers that outlive the last one).
+std::vector<int64_t> live_bytes_by_step(const BufferizedProgram& program) {
   const int64_t steps = int64_t(program.ops.size());
-  std::vector<int64_t> delta(size_t(steps) + 2, 0);
+  std::vector<int64_t> live(size_t(steps) + 2, 0);
   for (const Buffer& b : program.buffers) {
     if (b.kind != BufferKind::Activation && b.kind != BufferKind::Scratch) continue;
     if (b.last <= b.first) continue;
     const int64_t sz = int64_t(align_up(b.size_bytes, std::max<uint32_t>(b.alignment, 1)));
-    delta[size_t(b.first)] += sz;
-    delta[size_t(std::min(b.last, steps + 1))] -= sz;
+    live[size_t(b.first)] += sz;
+    live[size_t(std::min(b.last, steps + 1))] -= sz;
   }
-  int64_t cur = 0, peak = 0;
-  for (int64_t d : delta) peak = std::max(peak, cur += d);
-  return uint64_t(peak);
+  int64_t cur = 0;
+  for (int64_t& l : live) l = cur += l;  // deltas -> running totals
+  return live;
+}
+
+}  // namespace
+
+uint64_t live_peak(const BufferizedProgram& program) {
+  const std::vector<int64_t> live = live_bytes_by_step(program);
+  return uint64_t(std::max<int64_t>(0, *std::max_element(live.begin(), live.end())));
 }
 
 std::vector<const Node*> scratch_ops_at_peak(const BufferizedProgram& program) {
-  const int64_t steps = int64_t(program.ops.size());
-  std::vector<int64_t> delta(size_t(steps) + 2, 0);
-  for (const Buffer& b : program.buffers) {
-    if (b.kind != BufferKind::Activation && b.kind != BufferKind::Scratch) continue;
-    if (b.last <= b.first) continue;
-    const int64_t sz = int64_t(align_up(b.size_bytes, std::max<uint32_t>(b.alignment, 1)));
-    delta[size_t(b.first)] += sz;
-    delta[size_t(std::min(b.last, steps + 1))] -= sz;
-  }
-  std::vector<int64_t> live(delta.size(), 0);
-  int64_t cur = 0, peak = 0;
-  for (size_t i = 0; i < delta.size(); ++i) peak = std::max(peak, live[i] = cur += delta[i]);
+  const std::vector<int64_t> live = live_bytes_by_step(program);
+  const int64_t peak = std::max<int64_t>(0, *std::max_element(live.begin(), live.end()));
   std::vector<const Node*> out;
-  for (int64_t s = 0; s < steps; ++s) {
-    const ScheduledOp& op = program.ops[size_t(s)];
-    if (live[size_t(s)] == peak && peak > 0 && op.node && !op.scratch.empty()) out.push_back(op.node);
+  for (size_t s = 0; s < program.ops.size(); ++s) {
+    const ScheduledOp& op = program.ops[s];
+    if (live[s] == peak && peak > 0 && op.node && !op.scratch.empty()) out.push_back(op.node);
   }
   return out;
 }
