@@ -16,27 +16,52 @@
  */
 #include "pk_s8.h"
 
-/* Pixels a and b (in_c int8 each, in_c % 4 == 0) as one pair column. */
-static void pw_widen_pair(int16_t* col, const int8_t* a, const int8_t* b, int32_t in_c, int32_t offset) {
-  int32_t c;
-#if KILN_S8_DSP
+/* Pixels [0, 2 * pairs) from x (in_c int8 each, in_c % 4 == 0) as pair columns,
+ * pair j's at col + 2 * j * in_c. */
+static void pw_widen_pairs(int16_t* col, const int8_t* x, int32_t in_c, int32_t pairs, int32_t offset) {
+#if KILN_S8_DSP && defined(__GNUC__)
+  /* Per four channels of a pair: two LDR, four SXTAB16, one STM. */
   const uint32_t off2 = ((uint32_t)offset & 0xFFFFu) | ((uint32_t)offset << 16);
-  kiln_s8_word_t* d = (kiln_s8_word_t*)(void*)col;
-  for (c = 0; c < in_c; c += 4, d += 4) {
-    const uint32_t va = kiln_s8_load32(a + c), vb = kiln_s8_load32(b + c);
-    d[0] = __sxtab16(off2, va);
-    d[1] = kiln_s8_sxtab16_ror8(off2, va);
-    d[2] = __sxtab16(off2, vb);
-    d[3] = kiln_s8_sxtab16_ror8(off2, vb);
+  const int8_t* end = x + (int64_t)2 * pairs * in_c;
+  while (x != end) {
+    const int8_t* row_end = x + in_c;
+    __asm__ volatile(
+        "1:\n\t"
+        "ldr r4, [%[a], %[n]]\n\t"
+        "ldr r5, [%[a]], #4\n\t"
+        "sxtab16 r6, %[off], r5\n\t"
+        "sxtab16 r8, %[off], r5, ror #8\n\t"
+        "sxtab16 r9, %[off], r4\n\t"
+        "sxtab16 r10, %[off], r4, ror #8\n\t"
+        "stmia %[d]!, {r6, r8, r9, r10}\n\t"
+        "cmp %[a], %[e]\n\t"
+        "bne 1b\n\t"
+        : [a] "+r"(x), [d] "+r"(col)
+        : [n] "r"(in_c), [off] "r"(off2), [e] "r"(row_end)
+        : "r4", "r5", "r6", "r8", "r9", "r10", "cc", "memory");
+    x += in_c;
   }
 #else
-  for (c = 0; c < in_c; c += 4, col += 8) {
-    col[0] = (int16_t)(a[c] + offset), col[1] = (int16_t)(a[c + 2] + offset);
-    col[2] = (int16_t)(a[c + 1] + offset), col[3] = (int16_t)(a[c + 3] + offset);
-    col[4] = (int16_t)(b[c] + offset), col[5] = (int16_t)(b[c + 2] + offset);
-    col[6] = (int16_t)(b[c + 1] + offset), col[7] = (int16_t)(b[c + 3] + offset);
+  int32_t j, c;
+  for (j = 0; j < pairs; ++j, x += 2 * in_c) {
+    const int8_t *a = x, *b = x + in_c;
+    for (c = 0; c < in_c; c += 4, col += 8) {
+      col[0] = (int16_t)(a[c] + offset), col[1] = (int16_t)(a[c + 2] + offset);
+      col[2] = (int16_t)(a[c + 1] + offset), col[3] = (int16_t)(a[c + 3] + offset);
+      col[4] = (int16_t)(b[c] + offset), col[5] = (int16_t)(b[c + 2] + offset);
+      col[6] = (int16_t)(b[c + 1] + offset), col[7] = (int16_t)(b[c + 3] + offset);
+    }
   }
 #endif
+}
+
+/* The last pixel (in_c int8 at a) twice, as one pair column. */
+static void pw_widen_twice(int16_t* col, const int8_t* a, int32_t in_c, int32_t offset) {
+  int32_t c;
+  for (c = 0; c < in_c; c += 4, col += 8) {
+    col[0] = col[4] = (int16_t)(a[c] + offset), col[1] = col[5] = (int16_t)(a[c + 2] + offset);
+    col[2] = col[6] = (int16_t)(a[c + 1] + offset), col[3] = col[7] = (int16_t)(a[c + 3] + offset);
+  }
 }
 
 /* ctl of one call: { column bytes (4 * in_c), stream bytes, pairs (>= 1), bytes from
@@ -81,7 +106,7 @@ static void pw_widen_pair(int16_t* col, const int8_t* a, const int8_t* b, int32_
   "add r10, r8, r3, asr #31\n\t"      \
   "smmlar r3, r3, r7, r10\n\t"
 #define KILN_PW_UNUSED __attribute__((unused))
-#define KILN_PW_PAIRS_ASM(name, rq)                                                                          \
+#define KILN_PW_PAIRS_ASM(name, rq, test)                                                                        \
   __attribute__((naked, noinline, unused)) static void name(                                                 \
       KILN_PW_UNUSED const int16_t* col, KILN_PW_UNUSED const int32_t* wp, KILN_PW_UNUSED int8_t* y,          \
       KILN_PW_UNUSED const int32_t* ctl) {                                                                   \
@@ -117,10 +142,7 @@ static void pw_widen_pair(int16_t* col, const int8_t* a, const int8_t* b, int32_
         "ldr r12, [sp]\n\t"                                                                                \
         "ldr pc, [sp, #8]\n\t"                                                                             \
         ".balign 4\n"                                                                                       \
-        "2:\n\t" KILN_PW_STEP4 KILN_PW_STEP4 KILN_PW_STEP4 KILN_PW_STEP4                                   \
-        "ldr r4, [sp, #4]\n\t"                                                                             \
-        "cmp r12, r4\n\t"                                                                                  \
-        "bne 2b\n\t"                                                                                       \
+        "2:\n\t" KILN_PW_STEP4 KILN_PW_STEP4 KILN_PW_STEP4 KILN_PW_STEP4 test                              \
         "ldmia lr!, {r4, r5, r6, r7, r8, r9}\n\t" rq                                                        \
         "asr.w r0, r0, r6\n\t"                                                                             \
         "asr.w r2, r2, r6\n\t"                                                                             \
@@ -156,9 +178,90 @@ static void pw_widen_pair(int16_t* col, const int8_t* a, const int8_t* b, int32_
         "add sp, sp, #40\n\t"                                                                              \
         "pop {r4-r11, pc}\n\t");                                                                           \
   }
-KILN_PW_PAIRS_ASM(pw_pairs_dsp0, KILN_PW_RQ_CORR0)
-KILN_PW_PAIRS_ASM(pw_pairs_dsp1, KILN_PW_RQ_CORR1)
+/* The loop test; left out for rows of at most 64 taps (one pass). */
+#define KILN_PW_TEST     \
+  "ldr r4, [sp, #4]\n\t" \
+  "cmp r12, r4\n\t"      \
+  "bne 2b\n\t"
+KILN_PW_PAIRS_ASM(pw_pairs_dsp0, KILN_PW_RQ_CORR0, KILN_PW_TEST)
+KILN_PW_PAIRS_ASM(pw_pairs_dsp1, KILN_PW_RQ_CORR1, KILN_PW_TEST)
+KILN_PW_PAIRS_ASM(pw_pairs_short_dsp0, KILN_PW_RQ_CORR0, )
+KILN_PW_PAIRS_ASM(pw_pairs_short_dsp1, KILN_PW_RQ_CORR1, )
 #undef KILN_PW_PAIRS_ASM
+#undef KILN_PW_TEST
+
+/*
+ * One pixel (the odd last one) over the stream: its column is a pair column's A
+ * half (two words in every 16 bytes), one pass of two channels per block. r0 column,
+ * r1 stream, r2 y, r3 ctl (column bytes, stream bytes). Registers: r0, r1
+ * accumulators, r4, r5 column words, r8-r11 weight words, r12 column pointer, lr
+ * stream, r3 column end, r6 stream end, r7 column; on the stack the entry of the
+ * dot-product loop (64 taps per pass in sixteen 24-byte steps).
+ */
+#define KILN_PW1_STEP                   \
+  "ldrd r4, r5, [r12], #16\n\t"         \
+  "ldmia.w lr!, {r8, r9, r10, r11}\n\t" \
+  "smlad r0, r4, r8, r0\n\t"            \
+  "smlad r0, r5, r9, r0\n\t"            \
+  "smlad r1, r4, r10, r1\n\t"           \
+  "smlad r1, r5, r11, r1\n\t"
+#define KILN_PW1_STEP4 KILN_PW1_STEP KILN_PW1_STEP KILN_PW1_STEP KILN_PW1_STEP
+#define KILN_PW1_CORR0
+#define KILN_PW1_CORR1             \
+  "add r5, r5, r0, asr #31\n\t"    \
+  "add r10, r10, r1, asr #31\n\t"
+#define KILN_PW1_UNUSED __attribute__((unused))
+#define KILN_PW1_ASM(name, corr)                                                                             \
+  __attribute__((naked, noinline, unused)) static void name(                                                 \
+      KILN_PW1_UNUSED const int16_t* col, KILN_PW1_UNUSED const int32_t* wp, KILN_PW1_UNUSED int8_t* y,       \
+      KILN_PW1_UNUSED const int32_t* ctl) {                                                                  \
+    __asm__ volatile(                                                                                      \
+        "push {r4-r11, lr}\n\t"                                                                            \
+        "sub sp, sp, #8\n\t"                                                                               \
+        "ldm r3, {r4, r5}\n\t"                                                                             \
+        "mov r7, r0\n\t"                                                                                   \
+        "add r3, r0, r4\n\t"                                                                               \
+        "add r6, r1, r5\n\t"                                                                               \
+        "mov lr, r1\n\t"                                                                                   \
+        "lsrs r4, r4, #4\n\t"                                                                              \
+        "negs r4, r4\n\t"                                                                                  \
+        "and r4, r4, #15\n\t"                                                                              \
+        "movs r5, #24\n\t"                                                                                 \
+        "muls r4, r5, r4\n\t"                                                                              \
+        "adr.w r5, 2f\n\t"                                                                                 \
+        "add r4, r4, r5\n\t"                                                                               \
+        "orr r4, r4, #1\n\t"                                                                               \
+        "str r4, [sp]\n"                                                                                    \
+        "1:\n\t"                                                                                           \
+        "ldrd r0, r1, [lr], #16\n\t"                                                                       \
+        "mov r12, r7\n\t"                                                                                  \
+        "ldr pc, [sp]\n\t"                                                                                 \
+        ".balign 4\n"                                                                                       \
+        "2:\n\t" KILN_PW1_STEP4 KILN_PW1_STEP4 KILN_PW1_STEP4 KILN_PW1_STEP4                               \
+        "cmp r12, r3\n\t"                                                                                  \
+        "bne 2b\n\t"                                                                                       \
+        "ldmia lr!, {r4, r5, r8, r9, r10, r11}\n\t" corr                                                   \
+        "smmlar r0, r0, r4, r5\n\t"                                                                        \
+        "smmlar r1, r1, r9, r10\n\t"                                                                       \
+        "asr.w r0, r0, r8\n\t"                                                                             \
+        "asr.w r1, r1, r11\n\t"                                                                            \
+        "ssat r0, #8, r0\n\t"                                                                              \
+        "ssat r1, #8, r1\n\t"                                                                              \
+        "bfi r0, r1, #8, #8\n\t"                                                                           \
+        "strh r0, [r2], #2\n\t"                                                                            \
+        "cmp lr, r6\n\t"                                                                                   \
+        "bne 1b\n\t"                                                                                       \
+        "add sp, sp, #8\n\t"                                                                               \
+        "pop {r4-r11, pc}\n\t");                                                                           \
+  }
+KILN_PW1_ASM(pw_one_dsp0, KILN_PW1_CORR0)
+KILN_PW1_ASM(pw_one_dsp1, KILN_PW1_CORR1)
+#undef KILN_PW1_ASM
+#undef KILN_PW1_STEP
+#undef KILN_PW1_STEP4
+#undef KILN_PW1_CORR0
+#undef KILN_PW1_CORR1
+#undef KILN_PW1_UNUSED
 #undef KILN_PW_STEP
 #undef KILN_PW_STEP4
 #undef KILN_PW_RQ_CORR0
@@ -193,10 +296,16 @@ static void pw_pairs_c(const int16_t* col, const int32_t* wp, int8_t* y, const i
 
 static void pw_pairs(const int16_t* col, const int32_t* wp, int8_t* y, const int32_t* ctl, int corr) {
 #if KILN_S8_DSP && defined(__GNUC__)
-  if (corr)
+  if (ctl[0] <= 4 * 64) {
+    if (corr)
+      pw_pairs_short_dsp1(col, wp, y, ctl);
+    else
+      pw_pairs_short_dsp0(col, wp, y, ctl);
+  } else if (corr) {
     pw_pairs_dsp1(col, wp, y, ctl);
-  else
+  } else {
     pw_pairs_dsp0(col, wp, y, ctl);
+  }
 #else
   pw_pairs_c(col, wp, y, ctl, corr);
 #endif
@@ -204,7 +313,7 @@ static void pw_pairs(const int16_t* col, const int32_t* wp, int8_t* y, const int
 
 kiln_status_t kiln_conv2d_s8_pw(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed, int8_t* y,
                                 int16_t* scratch) {
-  int32_t n, i, j, cols, ctl[5];
+  int32_t n, i, cols, ctl[5];
   int corr;
   if (p == NULL || x == NULL || packed == NULL || y == NULL || scratch == NULL) return KILN_ERR_NULL_POINTER;
   if (p->groups != 1 || p->kernel_h != 1 || p->kernel_w != 1 || p->stride_h != 1 || p->stride_w != 1 ||
@@ -221,19 +330,22 @@ kiln_status_t kiln_conv2d_s8_pw(const kiln_conv2d_s8_params_t* p, const int8_t* 
   ctl[4] = p->out_c;
   for (i = 0; i + 1 < n;) {
     const int32_t m = (n - i) / 2 < cols / 2 ? (n - i) / 2 : cols / 2; /* pairs of this call */
-    for (j = 0; j < m; ++j) {
-      const int8_t* a = x + (int64_t)(i + 2 * j) * p->in_c;
-      pw_widen_pair(scratch + j * 2 * p->in_c, a, a + p->in_c, p->in_c, p->input_offset);
-    }
+    pw_widen_pairs(scratch, x + (int64_t)i * p->in_c, p->in_c, m, p->input_offset);
     ctl[2] = m;
     pw_pairs(scratch, packed, y + (int64_t)i * p->out_c, ctl, corr);
     i += 2 * m;
   }
   if (i < n) { /* the odd last pixel, paired with itself */
-    const int8_t* a = x + (int64_t)i * p->in_c;
-    pw_widen_pair(scratch, a, a, p->in_c, p->input_offset);
+    pw_widen_twice(scratch, x + (int64_t)i * p->in_c, p->in_c, p->input_offset);
     ctl[2] = 1, ctl[3] = 0;
+#if KILN_S8_DSP && defined(__GNUC__)
+    if (corr)
+      pw_one_dsp1(scratch, packed, y + (int64_t)i * p->out_c, ctl);
+    else
+      pw_one_dsp0(scratch, packed, y + (int64_t)i * p->out_c, ctl);
+#else
     pw_pairs(scratch, packed, y + (int64_t)i * p->out_c, ctl, corr);
+#endif
   }
   return KILN_OK;
 }
