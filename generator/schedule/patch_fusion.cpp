@@ -4,6 +4,8 @@
 #include <set>
 #include <vector>
 
+#include "lower/patch_band.h"
+
 namespace kiln {
 
 namespace {
@@ -97,10 +99,22 @@ size_t fuse_inverted_residuals(Graph& g, bool ram) {
   for (const auto& vp : g.values())
     if (!inside.count(vp.get()) && !vp->is_constant() && vp->shape_known)
       largest_outside = std::max(largest_outside, vp->size_bytes());
-  const uint64_t threshold = ram ? largest_outside / 2 : largest_outside;
+  // Largest expanded tensor first; `peak` estimates the peak left after the blocks
+  // fused so far (the largest tensor outside, the fused ops' input + output + scratch).
+  auto expanded = [](const Block& b) { return b.expand->outputs[0]->size_bytes(); };
+  std::stable_sort(blocks.begin(), blocks.end(), [&](const Block& a, const Block& b) { return expanded(a) > expanded(b); });
+  uint64_t peak = largest_outside;
   size_t fused = 0;
   for (const Block& b : blocks) {
-    if (b.expand->outputs[0]->size_bytes() <= threshold) continue;
+    if (expanded(b) <= (ram ? peak / 2 : peak)) continue;
+    const Value* x = b.expand->input(0);
+    const Value* d = b.dw->outputs[0];
+    const PatchBand band = choose_patch_band(uint64_t(b.expand->outputs[0]->shape[1]),
+                                             uint64_t(b.dw->attr_ints("strides", {1, 1})[0]), uint64_t(x->shape[3]),
+                                             uint64_t(d->shape[3]), uint64_t(d->shape[2]), x->size_bytes(),
+                                             b.project->outputs[0]->size_bytes(), expanded(b), ram);
+    if (band.rows == 0) continue;  // the fused op would hold more than the expanded tensor
+    peak = std::max(peak, x->size_bytes() + b.project->outputs[0]->size_bytes() + band.scratch_bytes);
     Value* y = b.project->outputs[0];
     auto pos = std::find_if(g.nodes.begin(), g.nodes.end(), [&](const auto& p) { return p.get() == b.project; });
     Node* f = g.add_node("KilnInvertedResidual", b.project->name,

@@ -12,9 +12,11 @@
 
 namespace kiln {
 
-// Fuses the blocks whose expanded tensor is larger than every tensor outside such
-// blocks (the ones that set the peak); with `ram`, also those larger than half of
-// it. Returns how many.
+// Fuses the blocks that set the peak, largest expanded tensor first: a block whose
+// expanded tensor is larger than every tensor outside such blocks and than every
+// fused block's input + output + scratch (with `ram`: than half of that), and whose
+// fused op then holds fewer bytes than its expanded tensor alone
+// (lower/patch_band.h). Returns how many.
 size_t fuse_inverted_residuals(Graph& g, bool ram);
 
 }  // namespace kiln

@@ -4,6 +4,7 @@
 #include "lower/lower_util.h"
 #include "lower/ops/f32_packing.h"
 #include "lower/ops/ops.h"
+#include "lower/patch_band.h"
 #include "lower/spatial.h"
 #include "util/error.h"
 
@@ -177,7 +178,6 @@ KernelCall lower_conv_impl(const Node& n, bool residual) {
 // Patch-based inverted residual block (schedule/patch_fusion.h): inputs X, W_expand,
 // B_expand, W_depthwise, B_depthwise, W_project, B_project (biases may be absent);
 // the depthwise attributes and the two Clips' bounds (lo1, hi1, lo2, hi2).
-constexpr uint64_t kPatchBudgetSpeed = 65536, kPatchBudgetRam = 32768;
 
 KernelCall lower_inverted_residual(const Node& n) {
   require_float32(n);
@@ -197,12 +197,13 @@ KernelCall lower_inverted_residual(const Node& n) {
   const SpatialGeometry g = spatial_geometry(n, dx, wd->shape, dy, /*weights_give_kernel=*/true);
   const uint64_t s = uint64_t(g.stride[2]), w_in = uint64_t(g.in[2]), w_out = uint64_t(g.out[2]);
   const uint64_t h_out = uint64_t(g.out[1]);
-  auto floats = [&](uint64_t b) {
-    return uint64_t(ce) * ((b - 1) * s + 3) * w_in + 3 * ((w_out - 1) * s + 3) + uint64_t(ce) * b * w_out;
-  };
-  const uint64_t budget = lowering_target().ram_priority ? kPatchBudgetRam : kPatchBudgetSpeed;
-  uint64_t band = 1;
-  while (band < h_out && floats(band + 1) * sizeof(float) <= budget) ++band;
+  // The band the fusion decided with (schedule/patch_fusion.cpp); one row when no
+  // band pays (a block fused by hand, not by that pass).
+  PatchBand pb = choose_patch_band(uint64_t(ce), s, w_in, w_out, h_out, x->size_bytes(), y->size_bytes(),
+                                   uint64_t(ce) * uint64_t(x->shape[2]) * w_in * sizeof(float),
+                                   lowering_target().ram_priority);
+  if (pb.rows == 0) pb = {1, patch_scratch_bytes(uint64_t(ce), s, w_in, w_out, 1)};
+  const uint64_t band = pb.rows;
   KernelCall k;
   k.constants.push_back(pack_f32_gemm_blocks(*we->constant, 1, ce, c_in));
   k.constants.push_back(pack_f32_depthwise3x3(*wd->constant, bd ? bd->constant.get() : nullptr, ce));
@@ -221,7 +222,7 @@ KernelCall lower_inverted_residual(const Node& n) {
                       .f("lo2", n.attr_float("lo2", 0.0))
                       .f("hi2", n.attr_float("hi2", 0.0))
                       .str();
-  k.scratch.push_back({"patch", floats(band) * sizeof(float), 4});
+  k.scratch.push_back({"patch", pb.scratch_bytes, 4});
   k.call = std::string("kiln_inverted_residual_f32(&$params, $in0, $const0, ") + (be ? "$in2" : "NULL") +
            ", $const1, $const2, " + (bp ? "$in6" : "NULL") + ", $out0, $scratch0)";
   return k;
