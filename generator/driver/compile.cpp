@@ -3,6 +3,9 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <list>
+#include <map>
+#include <memory>
 #include <optional>
 
 #include <unistd.h>
@@ -156,8 +159,37 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
   // enough RAM (docs/memory-planning.md, "Scratch under a budget").
   std::string lean_note;
   if (o.memory_priority == "auto") {
+    // What a round produced, kept so that going back to it needs no second run of
+    // the passes (bufferizing with the overlap choice is most of a compile).
+    struct Round {
+      LoweringTarget target;
+      LoweredGraph lowered;
+      ScheduleReport schedule;
+      BufferizedProgram program;
+      std::vector<Node*> order;
+    };
+    auto keep = [&](const LoweringTarget& t) {
+      Round r{t, state.lowered, state.schedule, state.program, {}};
+      for (const auto& n : state.graph->nodes) r.order.push_back(n.get());
+      return r;
+    };
+    auto restore = [&](Round& r) {
+      target.reset();
+      target.emplace(r.target);
+      auto& nodes = state.graph->nodes;
+      std::map<const Node*, std::list<std::unique_ptr<Node>>::iterator> at;
+      for (auto it = nodes.begin(); it != nodes.end(); ++it) at[it->get()] = it;
+      std::list<std::unique_ptr<Node>> ordered;
+      for (Node* n : r.order) ordered.splice(ordered.end(), nodes, at.at(n));
+      nodes.swap(ordered);
+      state.lowered = std::move(r.lowered);
+      state.schedule = std::move(r.schedule);
+      state.program = std::move(r.program);
+    };
     const uint64_t speed_peak = live_peak(state.program);
-    LoweringTarget lean = lowering, best = lowering;
+    LoweringTarget lean = lowering;
+    Round speed = keep(lowering);
+    std::optional<Round> best;
     uint64_t peak = speed_peak;
     bool current_is_best = true;
     for (int round = 0; round < 4; ++round) {
@@ -169,16 +201,15 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
       current_is_best = now < peak;
       if (!current_is_best) break;
       peak = now;
-      best = lean;
+      best = keep(lean);
     }
-    if (peak * 20 <= speed_peak * 19) {
-      if (!current_is_best) rerun_from_lower(best);
-      lean = best;
-      lowering = best;
-      lean_note = ", lean im2col tiles in " + std::to_string(lean.lean_tiles.size()) + " convolution(s) at the peak (live peak " +
+    if (best && peak * 20 <= speed_peak * 19) {
+      lowering = best->target;
+      if (!current_is_best) restore(*best);
+      lean_note = ", lean im2col tiles in " + std::to_string(lowering.lean_tiles.size()) + " convolution(s) at the peak (live peak " +
                   std::to_string(speed_peak) + " -> " + std::to_string(live_peak(state.program)) + " B)";
     } else if (!lean.lean_tiles.empty()) {
-      rerun_from_lower(lowering);
+      restore(speed);
     }
   }
   const FoldReport& fold_report = state.fold_report;

@@ -19,6 +19,12 @@ namespace kiln {
 
 namespace {
 
+std::vector<const Node*> node_order(const Graph& g) {
+  std::vector<const Node*> order;
+  for (const auto& n : g.nodes) order.push_back(n.get());
+  return order;
+}
+
 // Folding runs more than once (settle_graph); the report covers all rounds.
 void fold_report_accumulate(FoldReport& total, const FoldReport& r) {
   total.nodes_after = r.nodes_after;
@@ -134,13 +140,22 @@ const std::vector<Pass>& pipeline_passes() {
       {"lower", "lowering", [](PipelineState& s, const PipelineOptions&) { s.lowered = lower_graph(*s.graph); }},
       {"schedule", "scheduling operators",
        [](PipelineState& s, const PipelineOptions& o) {
+         s.measured_orders.clear();
          s.schedule = schedule_graph(*s.graph, o.schedule, s.lowered, [&](const Graph& g) {
-           return live_peak(bufferize_choosing_overlaps(g, s.lowered, o.bufferize));
+           BufferizedProgram p = bufferize_choosing_overlaps(g, s.lowered, o.bufferize);
+           const uint64_t peak = live_peak(p);
+           s.measured_orders.emplace_back(node_order(g), std::move(p));
+           return peak;
          });
        }},
       {"bufferize", "bufferizing",
        [](PipelineState& s, const PipelineOptions& o) {
-         s.program = bufferize_choosing_overlaps(*s.graph, s.lowered, o.bufferize);
+         const std::vector<const Node*> order = node_order(*s.graph);
+         auto measured = std::find_if(s.measured_orders.begin(), s.measured_orders.end(),
+                                      [&](const auto& m) { return m.first == order; });
+         s.program = measured != s.measured_orders.end() ? std::move(measured->second)
+                                                         : bufferize_choosing_overlaps(*s.graph, s.lowered, o.bufferize);
+         s.measured_orders.clear();
          if (std::string bad = check_overlaps(s.program); !bad.empty())
            throw std::logic_error("the bufferized program failed the overlap check: " + bad);
        }},

@@ -19,6 +19,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bufferize/bufferize.h"
@@ -46,6 +47,10 @@ struct PipelineState {
   LoweredGraph lowered;
   ScheduleReport schedule;
   BufferizedProgram program;
+  // The programs the schedule pass bufferized to measure orders, with the node order
+  // of each: the bufferize pass takes the one of the order chosen instead of
+  // bufferizing (and choosing overlaps) again, then clears this.
+  std::vector<std::pair<std::vector<const Node*>, BufferizedProgram>> measured_orders;
 };
 
 struct Pass {

@@ -65,8 +65,9 @@ uint64_t evaluate_peak(const Problem& p, const std::vector<int>& order);
 uint64_t order_independent_bound(const Problem& p);
 
 // An order of least peak (ties: the earliest step in index order first, so a
-// problem whose index order is optimal keeps it). `max_states_per_layer` caps the
-// search (0: the default, scaled down for large problems).
+// problem whose index order is optimal keeps it). `max_states_per_layer` caps each
+// layer of the search; 0, the default, caps the whole search instead (a few
+// hundred thousand states: the layers of a wide graph get narrower beams).
 Result min_peak_order(const Problem& p, uint64_t max_states_per_layer = 0);
 
 // Throws std::invalid_argument naming the problem when ids are out of range or

@@ -51,6 +51,39 @@ std::vector<double> stacked(ImportContext& c, const Operator& op, std::initializ
   return out;
 }
 
+// What both forms read from the input and the gate weights, the output checked
+// against it.
+struct LstmSizes {
+  bool time_major;
+  int64_t steps, batch, n_input, n_cell;
+  Shape out_shape;
+};
+
+LstmSizes lstm_sizes(ImportContext& c, const Operator& op, const fb::UnidirectionalSequenceLSTMOptions* o) {
+  const Tensor &x = c.input(op, kInput), &y = c.output(op, 0);
+  LstmSizes z;
+  z.time_major = o->time_major();
+  z.steps = z.time_major ? x.shape[0] : x.shape[1];
+  z.batch = z.time_major ? x.shape[1] : x.shape[0];
+  z.n_input = x.shape[2];
+  z.n_cell = c.input(op, kInputToForget).shape.empty() ? 0 : c.input(op, kInputToForget).shape[0];
+  if (z.n_cell <= 0) c.fail(op, "the weights have no cells");
+  z.out_shape = z.time_major ? Shape{z.steps, z.batch, z.n_cell} : Shape{z.batch, z.steps, z.n_cell};
+  if (y.shape != z.out_shape)
+    c.fail(op, "output has shape " + shape_str(y.shape) + ", expected " + shape_str(z.out_shape));
+  return z;
+}
+
+// Neither form has CIFG (coupled input and forget gates), projection or layer
+// normalization.
+void refuse_cifg_projection_layer_norm(ImportContext& c, const Operator& op) {
+  if (!c.has_input(op, kInputToInput)) c.fail(op, "CIFG (coupled input and forget gates) is not supported");
+  for (size_t i : {kProjectionWeights, kProjectionBias})
+    if (c.has_input(op, i)) c.fail(op, "projection is not supported");
+  for (size_t i : {kInputLayerNorm, kForgetLayerNorm, kCellLayerNorm, kOutputLayerNorm})
+    if (c.has_input(op, i)) c.fail(op, "layer normalization is not supported");
+}
+
 void unidirectional_sequence_lstm(ImportContext& c, const Operator& op) {
   c.require_arity(op, 20, 24, 1);
   const Tensor &x = c.input(op, kInput), &y = c.output(op, 0);
@@ -65,19 +98,9 @@ void unidirectional_sequence_lstm(ImportContext& c, const Operator& op) {
     case fb::ActivationFunctionType::RELU: act = "Relu"; break;
     default: c.fail(op, "only the TANH and RELU activations are supported");
   }
-  if (!c.has_input(op, kInputToInput)) c.fail(op, "CIFG (coupled input and forget gates) is not supported");
-  for (size_t i : {kProjectionWeights, kProjectionBias})
-    if (c.has_input(op, i)) c.fail(op, "projection is not supported");
-  for (size_t i : {kInputLayerNorm, kForgetLayerNorm, kCellLayerNorm, kOutputLayerNorm})
-    if (c.has_input(op, i)) c.fail(op, "layer normalization is not supported");
+  refuse_cifg_projection_layer_norm(c, op);
 
-  const bool time_major = o->time_major();
-  const int64_t steps = time_major ? x.shape[0] : x.shape[1], batch = time_major ? x.shape[1] : x.shape[0];
-  const int64_t n_input = x.shape[2];
-  const int64_t n_cell = c.input(op, kInputToForget).shape.empty() ? 0 : c.input(op, kInputToForget).shape[0];
-  if (n_cell <= 0) c.fail(op, "the weights have no cells");
-  const Shape out_shape = time_major ? Shape{steps, batch, n_cell} : Shape{batch, steps, n_cell};
-  if (y.shape != out_shape) c.fail(op, "output has shape " + shape_str(y.shape) + ", expected " + shape_str(out_shape));
+  const auto [time_major, steps, batch, n_input, n_cell, out_shape] = lstm_sizes(c, op, o);
   for (size_t i : {kOutputState, kCellState}) {
     const Tensor& s = c.input(op, i);
     if (shape_elements(s.shape) != batch * n_cell) c.fail(op, "state '" + s.name + "' does not hold batch x cells");
@@ -134,21 +157,11 @@ void unidirectional_sequence_lstm_int8(ImportContext& c, const Operator& op) {
   const auto* o = c.options<fb::UnidirectionalSequenceLSTMOptions>(op);
   if (o->fused_activation_function() != fb::ActivationFunctionType::TANH)
     c.fail(op, "an int8 LSTM's cell gate must use TANH");
-  if (!c.has_input(op, kInputToInput)) c.fail(op, "CIFG (coupled input and forget gates) is not supported");
+  refuse_cifg_projection_layer_norm(c, op);
   for (size_t i : {kCellToInput, kCellToForget, kCellToOutput})
     if (c.has_input(op, i)) c.fail(op, "peephole weights are not supported on int8 (TFLite Micro has none)");
-  for (size_t i : {kProjectionWeights, kProjectionBias})
-    if (c.has_input(op, i)) c.fail(op, "projection is not supported");
-  for (size_t i : {kInputLayerNorm, kForgetLayerNorm, kCellLayerNorm, kOutputLayerNorm})
-    if (c.has_input(op, i)) c.fail(op, "layer normalization is not supported");
 
-  const bool time_major = o->time_major();
-  const int64_t steps = time_major ? x.shape[0] : x.shape[1], batch = time_major ? x.shape[1] : x.shape[0];
-  const int64_t n_input = x.shape[2];
-  const int64_t n_cell = c.input(op, kInputToForget).shape.empty() ? 0 : c.input(op, kInputToForget).shape[0];
-  if (n_cell <= 0) c.fail(op, "the weights have no cells");
-  const Shape out_shape = time_major ? Shape{steps, batch, n_cell} : Shape{batch, steps, n_cell};
-  if (y.shape != out_shape) c.fail(op, "output has shape " + shape_str(y.shape) + ", expected " + shape_str(out_shape));
+  const auto [time_major, steps, batch, n_input, n_cell, out_shape] = lstm_sizes(c, op, o);
 
   // States: the hidden state is int8 (it feeds the recurrent products and is what
   // the output holds), the cell state int16 on a power-of-two scale.

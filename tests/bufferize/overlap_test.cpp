@@ -4,6 +4,10 @@
 // independent check catching a placement the kernel does not allow.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <random>
+
 #include "../support/graph_builder.h"
 #include "bufferize/bufferize.h"
 #include "bufferize/overlap.h"
@@ -58,6 +62,60 @@ TEST(BufferizeOverlap, GrowsByWholeGranulesAndOnlyWhenItSaves) {
   c = choose_overlap(128, 0, 64, 24, -8, 0, 16, true);
   ASSERT_TRUE(c.ok);
   EXPECT_EQ(c.out_offset % 16, 0u);
+}
+
+// choose_overlap as it was first written: every m of the range in turn.
+OverlapChoice choose_overlap_by_trying_every_m(uint64_t buffer_size, uint64_t in_offset, uint64_t out_size,
+                                               int64_t granule, int64_t min_m, int64_t max_m, uint32_t align,
+                                               bool may_grow) {
+  OverlapChoice best;
+  const int64_t S = int64_t(buffer_size), r = int64_t(in_offset), out = int64_t(out_size), A = std::max<int64_t>(align, 1);
+  int64_t best_size = INT64_MAX, best_abs = INT64_MAX;
+  for (int64_t m = min_m; m <= max_m; ++m) {
+    const int64_t o = r + m * granule;
+    if (((o % A) + A) % A != 0) continue;
+    const int64_t lo = std::min<int64_t>(0, o), hi = std::max<int64_t>(S, o + out);
+    const int64_t size = hi - lo;
+    if (size != S && !may_grow) continue;
+    if (size >= S + out) continue;
+    if (size < best_size || (size == best_size && std::llabs(m) < best_abs)) {
+      best_size = size, best_abs = std::llabs(m);
+      best.ok = true;
+      best.shift = uint64_t(-lo);
+      best.out_offset = uint64_t(o - lo);
+      best.new_size = uint64_t(size);
+    }
+  }
+  return best;
+}
+
+TEST(BufferizeOverlap, ChoiceWithoutTryingEveryOffsetIsTheSame) {
+  // choose_overlap looks only at the aligned offsets next to where the grown size
+  // changes slope; it must pick what trying every allowed offset picks.
+  std::mt19937_64 rng(16);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  int chosen = 0, grown = 0;
+  for (int t = 0; t < 200000; ++t) {
+    const uint32_t align = uint32_t(std::vector<int64_t>{1, 2, 4, 8, 16, 32}[size_t(pick(0, 5))]);
+    const int64_t granule = pick(0, 3) == 0 ? pick(1, 40) : 4 * pick(1, 64);
+    const uint64_t size = uint64_t(pick(1, 64) * (pick(0, 1) ? 4 : 1) * pick(1, 16));
+    const uint64_t in_offset = uint64_t(pick(0, 3) ? 0 : pick(0, int64_t(size)));
+    const uint64_t out = uint64_t(pick(1, 2048));
+    const int64_t min_m = pick(-300, 5), max_m = min_m + pick(0, 400);
+    const bool grow = pick(0, 1);
+    const OverlapChoice a = choose_overlap(size, in_offset, out, granule, min_m, max_m, align, grow);
+    const OverlapChoice b = choose_overlap_by_trying_every_m(size, in_offset, out, granule, min_m, max_m, align, grow);
+    ASSERT_EQ(a.ok, b.ok) << t;
+    if (!a.ok) continue;
+    ASSERT_EQ(a.new_size, b.new_size) << t;
+    ASSERT_EQ(a.shift, b.shift) << t;
+    ASSERT_EQ(a.out_offset, b.out_offset) << t;
+    ++chosen;
+    grown += a.new_size != size;
+  }
+  // The cases reach both kinds of choice often.
+  EXPECT_GT(chosen, 20000);
+  EXPECT_GT(grown, 5000);
 }
 
 // x -> Conv depthwise 3x3 -> Relu -> Conv 1x1 (4 -> 8) -> y

@@ -496,6 +496,38 @@ TEST(LowerQuantized, ConvWithAConstantBiasTakesThePackedFormOnDsp) {
   EXPECT_NE(std::find(k.unread_inputs.begin(), k.unread_inputs.end(), 2), k.unread_inputs.end());
 }
 
+TEST(LowerQuantized, PointwiseConvOnWholeWordsTakesThePairFormOnDsp) {
+  // 1x1 conv, 4 input channels, 2 outputs, weights 1..8, bias {10, -20}.
+  OneNode t;
+  t.in("x", {1, 3, 1, 4}, DType::Int8);
+  t.in("w", {2, 1, 1, 4}, DType::Int8,
+       Constant::from_int64s({2, 1, 1, 4}, {1, 2, 3, 4, 5, 6, 7, 8})->cast_to(DType::Int8));
+  t.in("b", {2}, DType::Int32, Constant::from_int64s({2}, {10, -20})->cast_to(DType::Int32));
+  t.out("y", {1, 3, 1, 2}, DType::Int8);
+  Node* n = &t.make("KilnQConv2D", "qconv");
+  n->attrs["x_zero_point"] = int64_t(5);
+  n->attrs["requant_scale"] = std::vector<double>{0.01, 0.02};
+  const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m4"));
+  KernelCall k = lower_node(*n);
+  EXPECT_CONTAINS(k.call, "kiln_conv2d_s8_pw(");
+  ASSERT_EQ(k.constants.size(), 1u);
+  // One pair of channels: 2 * bias twice, per four taps the doubled taps k, k+2,
+  // k+1, k+3 of each channel, then the two channels' requantization.
+  const std::vector<int64_t> words = k.constants[0]->to_int64s();
+  ASSERT_EQ(words.size(), 14u);
+  EXPECT_EQ(words[0], 20);
+  EXPECT_EQ(words[1], -40);
+  EXPECT_EQ(words[2], 20);
+  EXPECT_EQ(words[3], -40);
+  EXPECT_EQ(words[4], 2 | (6 << 16));
+  EXPECT_EQ(words[5], 4 | (8 << 16));
+  EXPECT_EQ(words[6], 10 | (14 << 16));
+  EXPECT_EQ(words[7], 12 | (16 << 16));
+  // Three pixels: one pair and the odd last pixel, one pair column of scratch.
+  ASSERT_EQ(k.scratch.size(), 1u);
+  EXPECT_EQ(k.scratch[0].size_bytes, 2u * 4u * 2u);
+}
+
 TEST(LowerQuantized, ConvWithARuntimeBiasKeepsTheInt16FormOnDsp) {
   QConvCase c(/*runtime_bias=*/true);
   const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m4"));

@@ -97,6 +97,29 @@ TEST(PlannerSchedule, BeamSearchGivesAValidOrder) {
   }
 }
 
+// Sixty independent steps joined at the end: every state of the search has dozens
+// of steps ready. The default search stays within its budget (it visited tens of
+// millions of states with a per-layer cap alone) and still returns a valid order.
+TEST(PlannerSchedule, WideProblemStaysWithinTheSearchBudget) {
+  std::mt19937 rng(5);
+  Problem p;
+  const int width = 60;
+  std::vector<int> leaves, deps;
+  for (int i = 0; i < width; ++i) {
+    p.storages.push_back({uint64_t(1 + rng() % 64), {i}, {width}, false});
+    leaves.push_back(i);
+    deps.push_back(i);
+    p.steps.push_back({{}, {}, {i}, uint64_t(rng() % 32), {}});
+  }
+  p.storages.push_back({8, {width}, {}, true});
+  p.steps.push_back({deps, leaves, {width}, 0, {}});
+  const Result r = min_peak_order(p);
+  EXPECT_LE(r.states, 400000u);
+  EXPECT_FALSE(r.exact);
+  EXPECT_EQ(evaluate_peak(p, r.order), r.peak);
+  EXPECT_EQ(r.order.back(), width);
+}
+
 // Two branches from x, each a big tensor reduced to a small one, joined at the end.
 // The program order (both big ones first) holds both big tensors at once; running
 // one branch to its small result before the other does not.

@@ -201,6 +201,28 @@ kiln_status_t kiln_fully_connected_s8_pk(const kiln_fully_connected_s8_params_t*
                                          const int32_t* packed, int8_t* y, int16_t* scratch);
 
 /*
+ * The pair form of a pointwise Conv2D (1x1, stride 1, no padding, one group,
+ * in_c a multiple of 4, out_c even; the compiler emits it for the targets and
+ * conditions of the packed form): the kernel widens two pixels at a time into one
+ * interleaved column and computes two output channels of both pixels per pass
+ * over the taps (a 2x2 register block). Per pair of output channels c, c + 1 the
+ * stream holds
+ *   int32 2 * bias[c], 2 * bias[c + 1], 2 * bias[c], 2 * bias[c + 1]   (4 values)
+ *   int16 2 * w, per four taps k..k+3 of channel c the values of taps k, k+2,
+ *         k+1, k+3, then the same of channel c + 1          (2 * in_c values)
+ *   int32 multiplier, round_offset, exponent of c, then of c + 1         (6 values)
+ * (KILN_S8_PW_PAIR_WORDS(in_c) words). Scratch: KILN_S8_PW_SCRATCH_BYTES(in_c),
+ * 4-byte aligned: KILN_S8_PW_COLS(in_c) pixels' columns (an odd last pixel is
+ * widened twice and computed as a pair with itself). act_min / act_max must be
+ * -128 / 127. Same results as kiln_conv2d_s8.
+ */
+#define KILN_S8_PW_PAIR_WORDS(in_c) (10u + (in_c))
+#define KILN_S8_PW_COLS(in_c) (KILN_S8_PK_COLS(in_c) < 2u ? 2u : KILN_S8_PK_COLS(in_c) / 2u * 2u)
+#define KILN_S8_PW_SCRATCH_BYTES(in_c) (KILN_S8_PW_COLS(in_c) * (in_c) * 2u)
+kiln_status_t kiln_conv2d_s8_pw(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed, int8_t* y,
+                                int16_t* scratch);
+
+/*
  * The packed form of depthwise Conv2D (depth multiplier 1, channels a multiple of
  * 4; the compiler emits it for the same targets and conditions as the packed
  * Conv2D, for 3x3 kernels): per block of four channels

@@ -133,6 +133,20 @@ KernelCall lower_qconv2d_form(const Node& n) {
         return k;
       }
     }
+    const bool pointwise = g.kernel_h == 1 && g.kernel_w == 1 && g.strides[0] == 1 && g.strides[1] == 1 &&
+                           g.pads[0] == 0 && g.pads[1] == 0 && g.out_h == g.in_h && g.out_w == g.in_w;
+    // A pointwise layer on whole words of channels: two pixels by two channels per
+    // pass over the taps (kiln_conv2d_s8_pw, the pair stream).
+    if (pointwise && g.in_c % 4 == 0 && g.out_c % 2 == 0) {
+      if (std::optional<ConstantPtr> packed = s8_packed_blocks(n, 2, w8, g.out_c, taps, q, S8Pack::Pairs)) {
+        k.constants.push_back(*packed);
+        k.unread_inputs.push_back(1);
+        if (n.input(2)) k.unread_inputs.push_back(2);
+        k.scratch.push_back({"im2col", s8_pair_scratch_bytes(g.in_c, g.n * g.out_h * g.out_w), 8});
+        k.call = "kiln_conv2d_s8_pw(&$params, $in0, $const0, $out0, (int16_t*)$scratch0)";
+        return k;
+      }
+    }
     // Bias, doubled weights and requantization in one stream per block of four
     // channels (SMLAD, SMMLAR).
     if (std::optional<ConstantPtr> packed = s8_packed_blocks(n, 2, w8, g.out_c, taps, q)) {
@@ -141,8 +155,6 @@ KernelCall lower_qconv2d_form(const Node& n) {
       if (n.input(2)) k.unread_inputs.push_back(2);
       // Columns are widened up to KILN_S8_PK_COLS at a time, within an output row
       // (a pointwise layer: over the whole image).
-      const bool pointwise = g.kernel_h == 1 && g.kernel_w == 1 && g.strides[0] == 1 && g.strides[1] == 1 &&
-                             g.pads[0] == 0 && g.pads[1] == 0 && g.out_h == g.in_h && g.out_w == g.in_w;
       k.scratch.push_back({"im2col", s8_packed_scratch_bytes(taps, pointwise ? g.n * g.out_h * g.out_w : g.out_w), 8});
       k.call = "kiln_conv2d_s8_pk(&$params, $in0, $const0, $out0, (int16_t*)$scratch0)";
       return k;
@@ -184,7 +196,7 @@ KernelCall lower_qdepthwise_conv2d_form(const Node& n) {
     std::vector<int64_t> rows(w8.size());
     for (int64_t t = 0; t < taps; ++t)
       for (int64_t c = 0; c < g.out_c; ++c) rows[size_t(c * taps + t)] = w8[size_t(t * g.out_c + c)];
-    if (std::optional<ConstantPtr> packed = s8_packed_blocks(n, 2, rows, g.out_c, taps, q, true)) {
+    if (std::optional<ConstantPtr> packed = s8_packed_blocks(n, 2, rows, g.out_c, taps, q, S8Pack::Depthwise)) {
       k.constants.push_back(*packed);
       k.unread_inputs.push_back(1);
       if (n.input(2)) k.unread_inputs.push_back(2);

@@ -178,8 +178,10 @@ std::optional<int64_t> s8_constant_output(const std::vector<int64_t>& w, int64_t
 }
 
 std::optional<ConstantPtr> s8_packed_blocks(const Node& n, size_t bias_input, const std::vector<int64_t>& w,
-                                            int64_t rows, int64_t taps, const S8Quant& q, bool depthwise) {
+                                            int64_t rows, int64_t taps, const S8Quant& q, S8Pack layout) {
   if (q.act_min != -128 || q.act_max != 127) return std::nullopt;
+  const bool depthwise = layout == S8Pack::Depthwise, pairs = layout == S8Pack::Pairs;
+  if (pairs && (rows % 2 != 0 || taps % 4 != 0)) return std::nullopt;
   std::vector<int64_t> bias(size_t(rows), 0);
   if (const Value* b = n.input(bias_input)) {
     if (!b->is_constant()) return std::nullopt;
@@ -211,19 +213,25 @@ std::optional<ConstantPtr> s8_packed_blocks(const Node& n, size_t bias_input, co
     }
     return std::nullopt;
   }
-  // Weight words of a block: four rows of row_len int16, or (depthwise) four
-  // channels per tap.
-  const int64_t blocks = (rows + 3) / 4, weight_words = depthwise ? 2 * taps : 2 * s8_row_len(taps);
-  const int64_t block_words = 4 + weight_words + 12;
+  // Weight words of a block: four rows of row_len int16, (depthwise) four
+  // channels per tap, or (pairs) two rows of taps int16.
+  const int64_t per = pairs ? 2 : 4, blocks = (rows + per - 1) / per;
+  const int64_t weight_words = depthwise ? 2 * taps : pairs ? taps : 2 * s8_row_len(taps);
+  const int64_t block_words = 4 + weight_words + 3 * per;
   std::vector<uint32_t> words(size_t(blocks * block_words), 0);
   for (int64_t r = 0; r < rows; ++r) {
-    const int64_t base = (r / 4) * block_words, lane = r % 4;
+    const int64_t base = (r / per) * block_words, lane = r % per;
     const bool zero = constant[size_t(r)];
-    words[size_t(base + lane)] = zero ? 0u : uint32_t(int32_t(2 * bias[size_t(r)]));
+    const uint32_t b2 = zero ? 0u : uint32_t(int32_t(2 * bias[size_t(r)]));
+    words[size_t(base + lane)] = b2;
+    if (pairs) words[size_t(base + 2 + lane)] = b2;  // the bias of both pixels of the 2x2 block
     for (int64_t k = 0; k < taps && !zero; ++k) {
       // int16 index in the block's weights: per tap pair the four rows' pairs
-      // (depthwise: per tap the four channels).
-      const int64_t idx = depthwise ? k * 4 + lane : (k / 2) * 8 + lane * 2 + (k % 2);
+      // (depthwise: per tap the four channels; pairs: per four taps k..k+3 each
+      // row's taps k, k+2, k+1, k+3).
+      const int64_t idx = depthwise ? k * 4 + lane
+                          : pairs   ? (k / 4) * 8 + lane * 4 + (k % 2) * 2 + (k % 4) / 2
+                                    : (k / 2) * 8 + lane * 2 + (k % 2);
       const uint32_t v = uint16_t(int16_t(2 * w[size_t(r * taps + k)]));
       uint32_t& word = words[size_t(base + 4 + idx / 2)];
       word |= (idx % 2) ? v << 16 : v;
@@ -244,6 +252,14 @@ uint64_t s8_packed_scratch_bytes(int64_t taps, int64_t max_cols) {
   const int64_t row_len = s8_row_len(taps);
   const int64_t cols = std::max<int64_t>(1, std::min(max_cols, row_len >= 256 ? 1 : std::min<int64_t>(16, 256 / row_len)));
   return uint64_t(cols * row_len * 2);
+}
+
+uint64_t s8_pair_scratch_bytes(int64_t in_c, int64_t pixels) {
+  const int64_t pk = in_c >= 256 ? 1 : std::min<int64_t>(16, 256 / in_c);
+  const int64_t cols = pk < 2 ? 2 : pk / 2 * 2;
+  // An odd last pixel takes a whole pair column too.
+  const int64_t used = std::max<int64_t>(2, std::min(cols, pixels / 2 * 2));
+  return uint64_t(used * in_c * 2);
 }
 
 void check_s8_accumulator(const Node& n, int64_t taps) {

@@ -70,15 +70,24 @@ std::optional<int64_t> s8_constant_output(const std::vector<int64_t>& w, int64_t
 // row has the short requantization (exponent in [1, 22], |bias| + taps * 255 * 128
 // < 2^30) or a constant output (s8_constant_output: stored as weights 0,
 // multiplier 0, round_offset 2 * y, exponent 1); the caller then keeps the int16 form.
-// `depthwise`: the form of kiln_depthwise_conv2d_s8_pk, w given as rows of taps
-// per channel; a block's weights are per tap its four channels' values.
+// S8Pack::Depthwise: the form of kiln_depthwise_conv2d_s8_pk, w given as rows of
+// taps per channel; a block's weights are per tap its four channels' values.
+// S8Pack::Pairs: the form of kiln_conv2d_s8_pw, blocks of two rows (bias of each
+// twice, per four taps k..k+3 each row's taps k, k+2, k+1, k+3, two rows'
+// requantization); nullopt also unless rows is even and taps a multiple of 4.
+enum class S8Pack { Rows, Depthwise, Pairs };
 std::optional<ConstantPtr> s8_packed_blocks(const Node& n, size_t bias_input, const std::vector<int64_t>& w,
-                                            int64_t rows, int64_t taps, const S8Quant& q, bool depthwise = false);
+                                            int64_t rows, int64_t taps, const S8Quant& q,
+                                            S8Pack layout = S8Pack::Rows);
 // Scratch of the packed Conv2D / FullyConnected: KILN_S8_PK_COLS columns of
 // s8_row_len(taps) int16 (nn_s8.h, KILN_S8_PK_SCRATCH_BYTES), or fewer when the
 // kernel never widens more than max_cols at once (a convolution's output row, a
 // fully connected layer's rows).
 uint64_t s8_packed_scratch_bytes(int64_t taps, int64_t max_cols = INT64_MAX);
+// Scratch of kiln_conv2d_s8_pw over `pixels` pixels of in_c channels (in_c % 4
+// == 0): KILN_S8_PW_COLS(in_c) columns of in_c int16 (nn_s8.h,
+// KILN_S8_PW_SCRATCH_BYTES), or fewer for a smaller image, at least one pair.
+uint64_t s8_pair_scratch_bytes(int64_t in_c, int64_t pixels);
 // Throws when the int32 accumulator could overflow: |x - zp| <= 255, |w| <= 128.
 void check_s8_accumulator(const Node& n, int64_t taps);
 

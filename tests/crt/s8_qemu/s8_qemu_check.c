@@ -46,6 +46,8 @@ kiln_status_t portable_depthwise_conv2d_s8_pk(const kiln_depthwise_conv2d_s8_par
                                              const int32_t* packed, int8_t* y, int8_t* scratch);
 kiln_status_t portable_conv2d_s8_pk_strip(const kiln_conv2d_s8_params_t* p, const int8_t* x,
                                           const int32_t* packed, int8_t* y, int16_t* scratch);
+kiln_status_t portable_conv2d_s8_pw(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed,
+                                    int8_t* y, int16_t* scratch);
 kiln_status_t portable_avgpool2d_s8(const kiln_pool2d_s8_params_t* p, const int8_t* x, int8_t* y);
 kiln_status_t portable_maxpool2d_s8(const kiln_pool2d_s8_params_t* p, const int8_t* x, int8_t* y);
 kiln_status_t portable_add_s8(const kiln_add_s8_params_t* p, const int8_t* a, const int8_t* b, int8_t* y);
@@ -53,7 +55,7 @@ kiln_status_t portable_mul_s8(const kiln_mul_s8_params_t* p, const int8_t* a, co
 kiln_status_t portable_lookup_s8(const kiln_lookup_s8_params_t* p, const int8_t* x, const int8_t* table, int8_t* y);
 kiln_status_t portable_softmax_s8(const kiln_softmax_s8_params_t* p, const int8_t* x, int8_t* y);
 
-static int failures = 0, checks = 0, pk_checks = 0, pk_dw_checks = 0, pk_dwpl_checks = 0, pk_strip_checks = 0;
+static int failures = 0, checks = 0, pk_checks = 0, pw_checks = 0, pk_dw_checks = 0, pk_dwpl_checks = 0, pk_strip_checks = 0;
 
 static void put(const char* s) { kiln_board_write(s, (uint32_t)strlen(s)); }
 static void put_i(int64_t v) {
@@ -439,6 +441,71 @@ static void pack_strip(const kiln_conv2d_s8_params_t* p) {
   }
 }
 
+/* pk_buf in the pair form (kiln_conv2d_s8_pw, nn_s8.h) of `rows` channels of taps
+ * (a multiple of 4) from w_buf as the int16 form lays it out; 0 as pack_form. */
+static int pack_pairs(int32_t rows, int32_t taps, int32_t lo, int32_t hi) {
+  const int32_t words = (int32_t)KILN_S8_PW_PAIR_WORDS((uint32_t)taps);
+  const int64_t bound = (int64_t)taps * 255 * 128;
+  int32_t b, l, k, r;
+  if (lo != -128 || hi != 127 || rows % 2 != 0 || taps % 4 != 0 || (rows / 2) * words > (int32_t)(sizeof pk_buf / 4))
+    return 0;
+  for (r = 0; r < rows; ++r) {
+    const int64_t bb = bias_buf[r] < 0 ? -(int64_t)bias_buf[r] : bias_buf[r];
+    if (rq_buf[r].exponent < 1 || rq_buf[r].exponent > 22 || bb + bound >= ((int64_t)1 << 30)) return 0;
+  }
+  for (b = 0; b < rows / 2; ++b) {
+    int32_t* blk = pk_buf + b * words;
+    int16_t* w = (int16_t*)(void*)(blk + 4);
+    for (l = 0; l < 2; ++l) {
+      r = 2 * b + l;
+      blk[l] = blk[2 + l] = 2 * bias_buf[r];
+      blk[4 + taps + 3 * l] = rq_buf[r].multiplier;
+      blk[4 + taps + 3 * l + 1] = rq_buf[r].round_offset;
+      blk[4 + taps + 3 * l + 2] = rq_buf[r].exponent;
+      for (k = 0; k < taps; ++k)
+        w[(k / 4) * 8 + l * 4 + (k % 2) * 2 + (k % 4) / 2] =
+            (int16_t)(2 * w_buf[(r / 4) * 4 * taps + (k / 2) * 8 + (r % 4) * 2 + k % 2]);
+    }
+  }
+  return 1;
+}
+
+/* A pointwise convolution in the pair form against the int16 form's portable
+ * result: rows of 4 to 256 taps (every entry of the 64-tap loop, several passes),
+ * odd and even pixel counts, both requantization forms. */
+static void pw_case(void) {
+  kiln_conv2d_s8_params_t p;
+  int64_t limit;
+  memset(&p, 0, sizeof p);
+  p.batch = 1, p.groups = 1;
+  p.in_c = 4 * (rnd(0, 3) == 0 ? rnd(17, 64) : rnd(1, 16));
+  p.out_c = 2 * rnd(1, 32);
+  p.in_h = p.out_h = rnd(1, 5), p.in_w = p.out_w = rnd(1, 5);
+  p.kernel_h = p.kernel_w = p.stride_h = p.stride_w = p.dilation_h = p.dilation_w = 1;
+  if (p.in_h * p.in_w * p.in_c > MAX_X || p.out_h * p.out_w * p.out_c > MAX_Y ||
+      (p.out_c + 3) / 4 * 4 * p.in_c > MAX_W || KILN_S8_PW_SCRATCH_BYTES((uint32_t)p.in_c) > sizeof scratch)
+    return;
+  random_quant(p.out_c, p.in_c, &p.input_offset, &p.output_offset, &p.act_min, &p.act_max);
+  if (rnd(0, 3) != 0) p.act_min = -128, p.act_max = 127;
+  if (!pack_pairs(p.out_c, p.in_c, p.act_min, p.act_max)) return;
+  if (portable_conv2d_s8(&p, x_buf, w_buf, bias_buf, rq_buf, y_want, scratch) != KILN_OK ||
+      kiln_conv2d_s8_pw(&p, x_buf, pk_buf, y_got, scratch) != KILN_OK) {
+    put("FAIL conv pw status\n");
+    ++failures;
+    return;
+  }
+  compare("conv pw", p.out_h * p.out_w * p.out_c);
+  if (portable_conv2d_s8_pw(&p, x_buf, pk_buf, y_got, scratch) != KILN_OK) ++failures;
+  compare("conv pw portable", p.out_h * p.out_w * p.out_c);
+  {
+    const ov_geom_t g = {p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.out_c, 1, 1, 1, 1, 1, 1, 0, 0};
+    limit = ov_limit(&g, 1, 0);
+  }
+  if (ov_place(x_buf, limit, 16, p.in_h * p.in_w * p.in_c, p.out_h * p.out_w * p.out_c))
+    ov_compare("conv pw overlap", kiln_conv2d_s8_pw(&p, ov_x, pk_buf, ov_y, scratch), p.out_h * p.out_w * p.out_c);
+  ++pw_checks;
+}
+
 static void conv_case(void) {
   kiln_conv2d_s8_params_t p;
   int64_t conv_limit, conv_w8_limit;
@@ -794,6 +861,7 @@ int main(void) {
   for (i = 0; i < 150 && failures < 5; ++i) {
     fill();
     conv_case();
+    pw_case();
     depthwise_case();
     fully_connected_case();
   }
@@ -803,6 +871,9 @@ int main(void) {
   put_i(pk_checks);
   put(" of them also in the packed form (kiln_*_s8_pk)\n");
   if (pk_checks < 40) ++failures;
+  put_i(pw_checks);
+  put(" pointwise convolutions in the pair form (kiln_conv2d_s8_pw)\n");
+  if (pw_checks < 60) ++failures;
   put_i(pk_dw_checks);
   put(" depthwise calls in the packed form, ");
   put_i(pk_dwpl_checks);
