@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "ir/loop_region.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -85,6 +86,33 @@ class Bufferizer {
       if (v->is_graph_output) last = LLONG_MAX;
       last_use_[v] = last;
     }
+    // Loop regions: a value computed before a region and read inside it is read
+    // again by every iteration, so it lives until the region's End.
+    {
+      std::vector<std::pair<int64_t, std::set<const Value*>>> open;  // Begin step, outer values read
+      for (const auto& n : g_.nodes) {
+        const int64_t now = step_of_.at(n.get());
+        if (is_loop_end(*n) && !open.empty()) {
+          for (const Value* v : open.back().second) last_use_[v] = std::max(last_use_[v], now);
+          auto done = std::move(open.back().second);
+          open.pop_back();
+          if (!open.empty())  // read inside the enclosing region too
+            for (const Value* v : done)
+              if (def_step(v) < open.back().first) open.back().second.insert(v);
+        }
+        if (!open.empty())
+          for (const Value* v : n->inputs)
+            if (v && !v->is_constant() && def_step(v) < open.back().first) open.back().second.insert(v);
+        if (is_loop_begin(*n)) open.push_back({now, {}});
+      }
+      for (const auto& n : g_.nodes)
+        if (is_loop_end(*n)) {
+          const Node* begin = n->input(0) ? n->input(0)->producer : nullptr;
+          if (!begin || !is_loop_begin(*begin)) throw std::logic_error(n->describe() + " has no KilnLoopBegin");
+          loop_begin_of_end_[n.get()] = begin;
+          loop_end_of_begin_[begin] = n.get();
+        }
+    }
     // Values a graph output is a whole-buffer view of: their buffer becomes the
     // caller's (bind_outputs), so in place they may only take a buffer of their size.
     for (const Value* o : g_.outputs)
@@ -160,6 +188,36 @@ class Bufferizer {
         work.push_back(u);
         break;
       }
+    }
+  }
+
+  // The step that computes `v` (-1: a graph input or constant).
+  int64_t def_step(const Value* v) const {
+    if (!v->producer) return -1;
+    auto it = step_of_.find(v->producer);
+    return it == step_of_.end() ? -1 : it->second;
+  }
+
+  // A loop region's End: a carried value passed on from another carried value (or
+  // from the iteration number / cond_in) is first copied out of the Begin's
+  // buffers, so the End's copies into them can run one after another.
+  void lower_loop_end(const Node& n, ScheduledOp& op) {
+    const size_t carried = size_t(n.attr_int("carried", 0));
+    std::set<int> begin_buffers;
+    for (size_t k = 0; k < 2 + carried; ++k)
+      if (op.inputs[k].buffer >= 0) begin_buffers.insert(op.inputs[k].buffer);
+    for (size_t k = 0; k < carried; ++k) {
+      BufferRef& src = op.inputs[3 + carried + k];
+      const BufferRef dst = op.inputs[2 + k];
+      if (src.buffer < 0 || !begin_buffers.count(src.buffer)) continue;
+      if (src.buffer == dst.buffer && src.offset == dst.offset) continue;  // passed on unchanged: no copy at all
+      const Value* v = n.inputs[3 + carried + k];
+      const int b = new_buffer(v->name + ".next", BufferKind::Activation, v->size_bytes(), n.describe());
+      push_copy(n, n.describe() + " (loop-carried value '" + v->name + "' out of the loop state)", src, {b, 0}, v);
+      prog_.ops.back().guards = guards_of(n);
+      prog_.copies.push_back(n.describe() + ": the next value '" + v->name +
+                             "' is copied out of the loop state because it is another loop-carried value");
+      src = {b, 0};
     }
   }
 
@@ -466,6 +524,17 @@ class Bufferizer {
     }
     // Only one side of a run-time If needs this op: it runs under that condition.
     op.guards = guards_of(n);
+    if (is_loop_begin(n)) {
+      op.loop = LoopMark::Begin;
+      // The whole loop runs under the End's conditions (the Begin's users may be
+      // guarded by a run-time If inside the body).
+      auto e = loop_end_of_begin_.find(&n);
+      if (e == loop_end_of_begin_.end()) throw std::logic_error(n.describe() + " has no KilnLoopEnd");
+      op.guards = guards_of(*e->second);
+    } else if (is_loop_end(n)) {
+      op.loop = LoopMark::End;
+      lower_loop_end(n, op);
+    }
     op.call = std::move(call);
     prog_.ops.push_back(std::move(op));
   }
@@ -550,6 +619,42 @@ class Bufferizer {
         b.last = std::max(b.last, i + 1);
       }
     }
+    // Loop regions, innermost first: a scan output (an End output written every
+    // iteration) lives from the region's start; a buffer written before the region
+    // and touched inside it lives until the region's End.
+    {
+      std::vector<std::pair<int64_t, int64_t>> regions;  // (Begin step, End step)
+      std::vector<int64_t> open;
+      for (int64_t i = 0; i < steps; ++i) {
+        const auto& op = prog_.ops[size_t(i)];
+        if (op.loop == LoopMark::Begin) open.push_back(i);
+        if (op.loop == LoopMark::End) {
+          if (open.empty()) throw std::logic_error(op.label + " closes no loop region");
+          regions.push_back({open.back(), i});
+          open.pop_back();
+        }
+      }
+      for (const auto& [bi, ei] : regions) {
+        const auto& end = prog_.ops[size_t(ei)];
+        const size_t carried = size_t(end.node->attr_int("carried", 0));
+        for (size_t k = carried; k < end.outputs.size(); ++k)
+          if (end.outputs[k].buffer >= 0) {
+            auto& b = prog_.buffers[size_t(end.outputs[k].buffer)];
+            b.first = std::min(b.first, bi);
+          }
+        for (int64_t i = bi + 1; i <= ei; ++i) {
+          const auto& op = prog_.ops[size_t(i)];
+          auto extend = [&](int id) {
+            if (id < 0) return;
+            auto& b = prog_.buffers[size_t(id)];
+            if (b.first < bi) b.last = std::max(b.last, ei + 1);
+          };
+          for (const auto* refs : {&op.inputs, &op.outputs, &op.scratch, &op.constants})
+            for (const auto& r : *refs) extend(r.buffer);
+          for (const auto& gd : op.guards) extend(gd.cond.buffer);
+        }
+      }
+    }
     // The guards every op touching a buffer runs under: its run-time If side(s).
     std::vector<char> seen(prog_.buffers.size(), 0);
     std::vector<std::vector<std::pair<int, bool>>> sides(prog_.buffers.size());
@@ -600,6 +705,7 @@ class Bufferizer {
   std::map<const Value*, std::pair<const Node*, uint64_t>> placement_;  // Concat and byte offset
   std::set<const Value*> feeds_output_;  // a graph output is a view of these
   std::set<int> claimed_;
+  std::map<const Node*, const Node*> loop_begin_of_end_, loop_end_of_begin_;
 };
 
 }  // namespace

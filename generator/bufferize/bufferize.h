@@ -1,5 +1,11 @@
 // Bufferization: values -> buffers.
 //
+// Loop regions (ir/loop_region.h) run their ops once per iteration: a value of the
+// enclosing graph read inside a region stays live (and is never overwritten in
+// place) until the region's end, a scan output is live from the region's start,
+// and a loop-carried value the body passes on unchanged from another carried value
+// goes through a copy so the End's copies never read what they have just written.
+//
 // Every value an operator reads or writes gets a buffer reference. View ops
 // (lowered with KernelCall::alias_input) share their input's buffer; a graph
 // output's producer writes straight into the caller's output buffer; graph inputs
@@ -51,8 +57,13 @@ struct OpGuard {
   int group = 0;  // one number per condition value, the same in every op it guards
 };
 
+// A Loop region's markers (ir/loop_region.h): the emitter opens the C loop at the
+// Begin op and closes it at the End op; the ops between them are the body.
+enum class LoopMark { None, Begin, End };
+
 struct ScheduledOp {
   const Node* node = nullptr;  // null for a copy the bufferizer inserted
+  LoopMark loop = LoopMark::None;  // inputs/outputs as the KilnLoopBegin / KilnLoopEnd node's
   std::vector<OpGuard> guards;  // all must hold for the op to run; empty: always runs
   std::string label;           // "Conv 'conv1'" or "copy to output 'y'"
   KernelCall call;

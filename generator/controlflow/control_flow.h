@@ -17,7 +17,20 @@
 //   Scan  the body is unrolled once per step of the (static) scanned axis; a
 //         `KilnTakeSlice` node feeds each step its slice, Reshape + Concat stack the
 //         scan outputs, Identity passes the final state out.
-//   Loop  the body is unrolled a static number of times, iteration_num a constant
+//   Loop  a loop region (ir/loop_region.h): KilnLoopBegin, the body instantiated
+//         once, KilnLoopEnd; the emitter writes a C `for` loop around the body and
+//         the planner plans its buffers once. The trip count may be a constant, a
+//         value folding computes or run-time data, the condition and the body's
+//         cond_out run-time data; scan outputs have M rows (M a constant and no
+//         early stop) or the model's declared static length, checked by the run.
+//         A Loop is unrolled instead (Graph::lowering_notes says which and why)
+//         when it carries or returns a sequence, its body holds control flow or
+//         sequence ops, it runs at most once, or a value computed from the
+//         iteration number, cond_in or a carried value has no static shape or no
+//         run-time form (ControlFlowOptions::runtime_refusal) when the body is
+//         instantiated on the side with those unknown; or with
+//         ControlFlowOptions::unroll_loops. Unrolled:
+//         the body is unrolled a static number of times, iteration_num a constant
 //         per step. The trip count M must be known at compile time (an initializer,
 //         a Constant, an expression of them evaluated here with eval/, or a value
 //         folding computes, e.g. Shape(x)[0] with --input-shape), unless the
@@ -58,6 +71,12 @@ struct ControlFlowOptions {
   // Per-node shape inference for instantiated body nodes whose output shape is
   // open (the pipeline passes onnx/node_shape_inference.h's); empty: none.
   std::function<bool(Node&)> infer_shapes;
+  // Whether a node computed from a Loop's iteration number, condition or carried
+  // values can run on them as run-time data: "" when it can, else why not (the
+  // pipeline asks the node's lowering). Empty: every node can.
+  std::function<std::string(const Node&)> runtime_refusal;
+  // Every Loop unrolled, none kept as a region (tests, measurements).
+  bool unroll_loops = false;
 };
 
 // Lowers every If / Scan / Loop node of `graph` it can (see above), in schedule

@@ -269,6 +269,7 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
     j["mcpu"] = o.mcpu;
     j["plan"] = planner::plan_to_json(mp.problem, mp.plan, mp.origins);
     j["folding"] = fold_report_to_json(fold_report);
+    j["control_flow"] = graph->lowering_notes;
     j["copies"] = program.copies;
     j["overlaps"] = program.overlaps;
     if (quant_report.quantized_model) j["quantization"] = quant::qdq_report_to_json(quant_report);
@@ -287,6 +288,7 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
   if (!o.quiet) {
     std::cout << "kiln: compiled '" << model_name << "' -> " << o.output_dir.string() << " ("
               << program.ops.size() << " operator calls, " << program.copies.size() << " copies)\n";
+    for (const std::string& note : graph->lowering_notes) std::cout << "control flow: " << note << "\n";
     if (o.fold) std::cout << fold_report_summary(fold_report);
     std::cout << quant::qdq_report_summary(quant_report);
     std::cout << planner::plan_summary_text(mp.problem, mp.plan);

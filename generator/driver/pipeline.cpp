@@ -58,6 +58,18 @@ FoldReport settle_graph(Graph& graph, bool fold, const FoldOptions& options) {
   if (!fold_options.infer_shapes) fold_options.infer_shapes = infer_node_shapes;
   ControlFlowOptions control_flow;
   control_flow.infer_shapes = infer_node_shapes;
+  // A Loop body's node must have a kernel that reads what the loop computes at run
+  // time (a Reshape to a shape computed from the iteration number has none).
+  control_flow.runtime_refusal = [](const Node& n) -> std::string {
+    for (const Value* v : n.inputs)
+      if (v && !v->shape_known) return "";  // decided once folding knows the shapes
+    try {
+      lower_node(n);
+      return "";
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  };
   // Control flow the model's own constants decide: Loop and Scan unrolled, an If on
   // a constant condition replaced by its branch (controlflow/control_flow.h).
   lower_control_flow(graph, false, control_flow);

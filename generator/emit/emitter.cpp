@@ -5,12 +5,14 @@
 #include <cctype>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "emit/c_names.h"
 #include "emit/kernel_index.h"
 #include "emit/op_summary.h"
 #include "emit/template_engine.h"
+#include "ir/loop_region.h"
 #include "util/error.h"
 #include "util/paths.h"
 
@@ -502,6 +504,7 @@ class Emitter {
         return prog_.buffers[size_t(a)].only_when.size() > prog_.buffers[size_t(b)].only_when.size();
       });
 
+    std::vector<size_t> open_loops;  // Begin steps of the loop regions open at this op
     for (size_t i = 0; i < prog_.ops.size(); ++i) {
       const auto& op = prog_.ops[i];
       TemplateObject o;
@@ -524,6 +527,7 @@ class Emitter {
       o["arrays"] = arr;  // pointer arrays ($inptrs, $outptrs) declared in one block with the call
       o["has_arrays"] = !arrays.empty();
       TemplateList poison;
+      std::vector<std::string> poison_lines;
       for (int b : dies[i]) {
         std::string when;
         for (const auto& [group, side] : prog_.buffers[size_t(b)].only_when) {
@@ -532,8 +536,9 @@ class Emitter {
           when += std::string(when.empty() ? "" : " && ") + "(*(" + byte_address(c->second.buffer, c->second.offset) +
                   ") " + (side ? "!=" : "==") + " 0)";
         }
-        poison.push_back((when.empty() ? "" : "if (" + when + ") ") + "kiln_poison_bytes(" + byte_address(b, 0) + ", " +
-                         std::to_string(prog_.buffers[size_t(b)].size_bytes) + "u);");
+        poison_lines.push_back((when.empty() ? "" : "if (" + when + ") ") + "kiln_poison_bytes(" + byte_address(b, 0) +
+                               ", " + std::to_string(prog_.buffers[size_t(b)].size_bytes) + "u);");
+        poison.push_back(poison_lines.back());
       }
       o["poison"] = poison;
       // One side of a run-time If: the op runs only when its condition(s) hold.
@@ -541,6 +546,16 @@ class Emitter {
       for (const auto& gd : op.guards)
         guard += std::string(guard.empty() ? "" : " && ") + "(*(" + byte_address(gd.cond.buffer, gd.cond.offset) +
                  ") " + (gd.when ? "!=" : "==") + " 0)";
+      o["raw"] = TemplateList{};
+      o["is_raw"] = op.loop != LoopMark::None;
+      if (op.loop != LoopMark::None) {
+        TemplateList raw;
+        for (const std::string& line : loop_code(i, guard, poison_lines, &open_loops)) raw.push_back(line);
+        o["raw"] = raw;
+        o["poison"] = TemplateList{};
+        ops.push_back(o);
+        continue;
+      }
       o["guard"] = guard;
       o["guarded"] = !guard.empty();
       ops.push_back(o);
@@ -549,6 +564,112 @@ class Emitter {
     d.set("checks", checks);
     d.set("ops", ops);
     return d;
+  }
+
+  // `if ((status = kiln_copy_bytes(dst, src, n)) != KILN_OK) return status;`, or
+  // nothing when both are the same bytes or there are none.
+  std::string copy_line(const std::string& dst, const std::string& src, uint64_t n) const {
+    if (n == 0 || dst == src) return "";
+    return "if ((status = kiln_copy_bytes(" + dst + ", " + src + ", " + std::to_string(n) +
+           "u)) != KILN_OK) return status;";
+  }
+
+  // The C text of a loop region's Begin (opens the loop) or End (closes it) at
+  // step `i` (ir/loop_region.h): the body between them is emitted as usual, so no
+  // kernel knows it runs in a loop.
+  std::vector<std::string> loop_code(size_t i, const std::string& guard, const std::vector<std::string>& poison,
+                                     std::vector<size_t>* open) const {
+    const ScheduledOp& op = prog_.ops[i];
+    const Node& n = *op.node;
+    std::vector<std::string> c;
+    auto add = [&](const std::string& line) {
+      if (!line.empty()) c.push_back(line);
+    };
+    auto addr = [&](const BufferRef& r) { return byte_address(r.buffer, r.offset); };
+    auto size_of = [](const Value* v) { return v ? v->size_bytes() : 0; };
+    auto add_poison = [&]() {
+      if (poison.empty()) return;
+      add("#if KILN_POISON_DEAD");
+      for (const auto& p : poison) add("  " + p);
+      add("#endif");
+    };
+    if (op.loop == LoopMark::Begin) {
+      const std::string id = std::to_string(i);
+      const Node* end = nullptr;
+      for (const Value* v : n.outputs)
+        for (const Node* u : v->users)
+          if (is_loop_end(*u)) end = u;
+      if (!end) throw std::logic_error(op.label + ": its loop region has no end");
+      open->push_back(i);
+      if (!guard.empty()) add("if (" + guard + ") { /* only one side of a run-time If needs this loop */");
+      add("{");
+      const Value* m = n.input(0);
+      std::string trips = "INT64_MAX";
+      std::optional<int64_t> static_trips;
+      if (m && m->is_constant()) {
+        static_trips = std::max<int64_t>(0, m->constant->as_int64(0));
+        trips = std::to_string(*static_trips);
+      } else if (m) {
+        trips = "*(const int64_t*)(" + addr(op.inputs[0]) + ")";
+      }
+      add("  const int64_t kiln_trips_" + id + " = " + trips + ";");
+      const Value* cond = n.input(1);
+      std::string go = "1";
+      if (cond && cond->is_constant()) go = cond->constant->data()[0] ? "1" : "0";
+      else if (cond) go = "(*(const uint8_t*)(" + addr(op.inputs[1]) + ") != 0)";
+      add("  uint8_t kiln_go_" + id + " = " + go + ";");
+      add("  int64_t kiln_iter_" + id + ";");
+      for (size_t k = 2; k < n.inputs.size(); ++k)
+        add("  " + copy_line(addr(op.outputs[k]), addr(op.inputs[k]), size_of(n.outputs[k])));
+      add_poison();
+      // The number of iterations a run may make: the scan outputs' rows, else Kiln's limit.
+      const bool check_length = end->attr_int("check_length", 0) != 0;
+      const int64_t bound = check_length ? end->attr_int("scan_length", 0) : kMaxLoopIterations;
+      add("  for (kiln_iter_" + id + " = 0; kiln_go_" + id + " && kiln_iter_" + id + " < kiln_trips_" + id +
+          "; ++kiln_iter_" + id + ") { /* " + c_text(op.label) + " */");
+      if (!static_trips || *static_trips > bound)
+        add("    if (kiln_iter_" + id + " >= " + std::to_string(bound) + ") return KILN_ERR_BAD_ARGUMENT; /* " +
+            (check_length ? "more iterations than the scan outputs have rows" : "past Kiln's iteration limit") + " */");
+      if (op.outputs[0].buffer >= 0) add("    *(int64_t*)(" + addr(op.outputs[0]) + ") = kiln_iter_" + id + ";");
+      if (op.outputs[1].buffer >= 0 && size_of(n.outputs[1]) > 0)
+        add("    *(uint8_t*)(" + addr(op.outputs[1]) + ") = 1;");
+      return c;
+    }
+    if (open->empty()) throw std::logic_error(op.label + " closes no loop region");
+    const std::string id = std::to_string(open->back());
+    open->pop_back();
+    const size_t carried = size_t(n.attr_int("carried", 0));
+    const size_t cond_at = 2 + carried;
+    const Value* cond_out = n.input(cond_at);
+    if (cond_out && cond_out->is_constant()) {
+      if (!cond_out->constant->data()[0]) add("    kiln_go_" + id + " = 0;");
+    } else {
+      add("    kiln_go_" + id + " = (*(const uint8_t*)(" + addr(op.inputs[cond_at]) + ") != 0);");
+    }
+    // Scan rows first (a row may be a view of the loop state), then the next state.
+    for (size_t k = carried; k < n.outputs.size(); ++k) {
+      const BufferRef& dst = op.outputs[k];
+      const Value* row = n.input(cond_at + 1 + k);
+      if (dst.buffer < 0 || !row) continue;
+      const uint64_t bytes = row->size_bytes();
+      if (bytes == 0) continue;
+      add("    if ((status = kiln_copy_bytes(" + addr(dst) + " + (size_t)kiln_iter_" + id + " * " +
+          std::to_string(bytes) + "u, " + addr(op.inputs[cond_at + 1 + k]) + ", " + std::to_string(bytes) +
+          "u)) != KILN_OK) return status;");
+    }
+    for (size_t k = 0; k < carried; ++k)
+      add("    " + copy_line(addr(op.inputs[2 + k]), addr(op.inputs[cond_at + 1 + k]), size_of(n.inputs[2 + k])));
+    add("  }");
+    if (n.attr_int("check_length", 0))
+      add("  if (kiln_iter_" + id + " != " + std::to_string(n.attr_int("scan_length", 0)) +
+          ") return KILN_ERR_BAD_ARGUMENT; /* the loop did not run as many iterations as its scan outputs have rows */");
+    for (size_t k = 0; k < carried; ++k)
+      if (op.outputs[k].buffer >= 0)
+        add("  " + copy_line(addr(op.outputs[k]), addr(op.inputs[2 + k]), size_of(n.inputs[2 + k])));
+    add("}");
+    if (!guard.empty()) add("}");
+    add_poison();
+    return c;
   }
 
   std::string write_parameter_file(int p, TemplateData d) const {

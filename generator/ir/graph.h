@@ -121,6 +121,9 @@ class Graph {
   // A subgraph's stand-ins for the values of enclosing scopes it reads: no producer,
   // named as the outer value (see Node::own_input_count). Empty for a model's graph.
   std::vector<Value*> captures;
+  // What control-flow lowering decided for each Loop (a C loop, or unrolled and
+  // why): the compile summary prints them.
+  std::vector<std::string> lowering_notes;
 
   Value* add_value(std::string name, DType dtype, Shape shape);
   Value* find_value(const std::string& name) const;

@@ -36,7 +36,8 @@ std::string unschedulable(const Graph& g, const std::vector<KernelCall>& calls) 
   size_t i = 0;
   for (const auto& n : g.nodes) {
     const std::string& t = n->op_type;
-    if (t == "KilnSelect" || t == "KilnTakeSlice" || t == "KilnGuard" || t.rfind("KilnSeq", 0) == 0)
+    if (t == "KilnSelect" || t == "KilnTakeSlice" || t == "KilnGuard" || t.rfind("KilnSeq", 0) == 0 ||
+        t.rfind("KilnLoop", 0) == 0)
       return "the graph has control flow or run-time sequences (" + n->describe() + ")";
     if (calls[i++].placement_keeps_call) return "the graph has run-time sequences (" + n->describe() + ")";
   }

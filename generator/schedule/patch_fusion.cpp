@@ -1,5 +1,7 @@
 #include "schedule/patch_fusion.h"
 
+#include "ir/loop_region.h"
+
 #include <algorithm>
 #include <set>
 #include <vector>
@@ -88,9 +90,13 @@ bool match(Node* expand, Block* b) {
 size_t fuse_inverted_residuals(Graph& g, bool ram) {
   std::vector<Block> blocks;
   std::set<const Value*> inside;
+  const auto region = loop_regions(g);  // a block never spans a Loop region's boundary
   for (const auto& n : g.nodes) {
     Block b;
     if (!match(n.get(), &b)) continue;
+    if (region.at(b.expand) != region.at(b.project) || region.at(b.clip1) != region.at(b.project) ||
+        region.at(b.dw) != region.at(b.project) || region.at(b.clip2) != region.at(b.project))
+      continue;
     blocks.push_back(b);
     for (Node* m : {b.expand, b.clip1, b.dw, b.clip2}) inside.insert(m->outputs[0]);
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "ir/loop_region.h"
+
 namespace kiln {
 
 namespace {
@@ -38,6 +40,7 @@ const Value* view_root(const Value* v) {
 size_t fuse_residual_adds(Graph& g) {
   size_t fused = 0;
   std::vector<Node*> adds;
+  const auto region = loop_regions(g);  // never fused across a Loop region's boundary
   for (const auto& n : g.nodes)
     if (n->op_type == "Add" && n->domain.empty() && n->inputs.size() == 2 && n->outputs.size() == 1) adds.push_back(n.get());
   for (Node* add : adds) {
@@ -51,6 +54,7 @@ size_t fuse_residual_adds(Graph& g) {
       if (!conv && c->producer && fusable_conv(*c->producer) && other->dtype == DType::Float32) conv = c->producer, r = other;
     // The kernel writes over r: r may not be the convolution's own input.
     if (!conv || view_root(r) == view_root(conv->input(0))) continue;
+    if (region.at(conv) != region.at(add)) continue;
     // The fused op takes the Add's place in the schedule (r and the conv's inputs
     // are all computed before the Add).
     auto pos = std::find_if(g.nodes.begin(), g.nodes.end(), [&](const auto& p) { return p.get() == add; });

@@ -647,3 +647,61 @@ int main(void) {
 
 }  // namespace
 }  // namespace kiln
+
+namespace kiln {
+namespace {
+
+// models/loop/make_region_models.py: the same body run 4 and 16 times.
+struct RegionBuild {
+  uint64_t workspace = 0;
+  std::string code;  // operators.c
+  size_t calls = 0;
+};
+
+RegionBuild compile_region_state(int trips, const fs::path& out) {
+  const fs::path model = fs::path(KILN_SOURCE_DIR) / "tests/e2e/models/loop" /
+                         ("region_state_" + std::to_string(trips) + ".onnx");
+  CompiledModule m = compile_model(model, quiet_options(out, "loop"));
+  RegionBuild r;
+  for (const auto& p : m.pools)
+    if (p.is_workspace) r.workspace += p.size_bytes;
+  r.code = slurp(out / "operators.c");
+  r.calls = m.ops.size();
+  return r;
+}
+
+TEST(Driver, LoopBodyIsPlannedOnceWhateverTheTripCount) {
+  // A Loop is one C `for` around its body: the workspace and the code are those of
+  // one iteration, the trip count only a loop bound.
+  TempDir dir("driver");
+  const RegionBuild four = compile_region_state(4, dir / "four");
+  const RegionBuild sixteen = compile_region_state(16, dir / "sixteen");
+  EXPECT_EQ(four.workspace, sixteen.workspace);
+  EXPECT_EQ(four.calls, sixteen.calls);
+  EXPECT_NE(four.code.find("kiln_trips_"), std::string::npos) << four.code;
+  EXPECT_NE(four.code.find(" = 4;"), std::string::npos) << four.code;
+  EXPECT_NE(sixteen.code.find(" = 16;"), std::string::npos) << sixteen.code;
+  // One MatMul kernel call per body MatMul, not one per iteration.
+  auto count = [](const std::string& s, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(four.code, "for (kiln_iter_"), 1u);
+  EXPECT_EQ(count(four.code, "kiln_matmul"), count(sixteen.code, "kiln_matmul"));
+  EXPECT_LT(sixteen.code.size(), four.code.size() + 64);
+}
+
+TEST(Driver, HowEachLoopWasLoweredIsNoted) {
+  TempDir dir("driver");
+  const fs::path model = fs::path(KILN_SOURCE_DIR) / "tests/e2e/models/loop/region_state_4.onnx";
+  std::unique_ptr<Graph> g = import_onnx(model, {});
+  PipelineState s;
+  s.graph = g.get();
+  run_pipeline(s, PipelineOptions{}, "settle");
+  ASSERT_EQ(g->lowering_notes.size(), 1u);
+  EXPECT_CONTAINS(g->lowering_notes[0], "a C loop, its body");
+}
+
+}  // namespace
+}  // namespace kiln

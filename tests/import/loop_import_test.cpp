@@ -1,5 +1,6 @@
 // ONNX Loop, imported as a node with an IR body, is lowered by the control-flow pass
-// (controlflow/control_flow.h), which runs first in the pipeline: unrolled to a static
+// (controlflow/control_flow.h): kept as a loop region (KilnLoopBegin, the body once,
+// KilnLoopEnd) or, with ControlFlowOptions::unroll_loops, unrolled to a static
 // number of steps, KilnSelect freezing the loop-carried values once the condition
 // is false, KilnGuard checking a run-time trip count against the declared length
 // of the scan outputs, and one-line errors naming the node for what cannot be static.
@@ -25,11 +26,13 @@ using testing::TempDir;
 
 // Import, then the control-flow pass as the pipeline runs it: first, then (no
 // folding here) once the graph has settled, when a Loop whose trip count or
-// condition is not known yet is unrolled as it stands.
-std::unique_ptr<Graph> import_and_lower(const std::filesystem::path& model) {
+// condition is not known yet is lowered as it stands. `unroll`: every Loop unrolled
+// (the tests of the unrolled form), else kept as a region where it can be.
+std::unique_ptr<Graph> import_and_lower(const std::filesystem::path& model, bool unroll = true) {
   auto g = import_onnx(model);
   ControlFlowOptions cf;
   cf.infer_shapes = infer_node_shapes;
+  cf.unroll_loops = unroll;
   lower_control_flow(*g, false, cf);
   lower_control_flow(*g, true, cf);
   return g;
@@ -54,9 +57,9 @@ std::vector<float> added_constant(const Graph& g) {
   return r;
 }
 
-std::string import_error(const std::filesystem::path& model) {
+std::string import_error(const std::filesystem::path& model, bool unroll = true) {
   try {
-    import_and_lower(model);
+    import_and_lower(model, unroll);
   } catch (const CompileError& e) {
     std::string m = e.what();
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
@@ -248,7 +251,14 @@ TEST(ImportLoop, TripCountFromShapeIsDecidedAfterFolding) {
   EXPECT_EQ(ops.count("Loop"), 0u);
   EXPECT_EQ(ops.count("KilnSelect"), 0u);
   EXPECT_EQ(ops.count("KilnGuard"), 0u);
-  EXPECT_EQ(added_constant(*g), (std::vector<float>{3, 6}));  // 3 steps of + w, folded into one Add
+  // A loop region whose trip count folding made the constant 3.
+  ASSERT_EQ(ops["KilnLoopBegin"], 1);
+  for (const auto& n : g->nodes)
+    if (n->op_type == "KilnLoopBegin") {
+      ASSERT_TRUE(n->input(0) && n->input(0)->constant);
+      EXPECT_EQ(n->input(0)->constant->as_int64(0), 3);
+    }
+  EXPECT_EQ(ops["Add"], 1);  // the body, once
 }
 
 // A stop condition folding decides (cond_out = i + 1 < Shape(x)[1]): the loop
@@ -278,7 +288,12 @@ TEST(ImportLoop, StopConditionDecidedByFoldingLeavesNoSelects) {
   auto ops = op_counts(*graph);
   EXPECT_EQ(ops.count("Loop"), 0u);
   EXPECT_EQ(ops.count("KilnSelect"), 0u);
-  EXPECT_EQ(added_constant(*graph), (std::vector<float>{4, 8}));  // k = 4 steps of + w
+  // A loop region (the stop depends on the iteration number, a run-time value in
+  // the region) whose stop bound k folded to the constant 4.
+  EXPECT_EQ(ops["KilnLoopBegin"], 1);
+  EXPECT_EQ(ops["KilnLoopEnd"], 1);
+  EXPECT_EQ(ops["Add"], 2);  // x + w and i + 1, once
+  EXPECT_TRUE(graph->find_value("k") == nullptr || graph->find_value("k")->constant);
 }
 
 // A KilnSelect whose condition folding made constant (a frozen loop state once the
@@ -304,6 +319,86 @@ TEST(ImportLoop, SelectOnAConstantConditionBecomesAnIdentity) {
   EXPECT_TRUE(a->users.empty());
   EXPECT_TRUE(cond->users.empty());
   EXPECT_EQ(lower_control_flow(g, false, cf), 0u);  // settled
+}
+
+// The loop region (ir/loop_region.h): the body once between KilnLoopBegin and
+// KilnLoopEnd, the scan outputs the End's, a run-time trip count allowed.
+TEST(ImportLoop, RegionKeepsTheBodyOnce) {
+  TempDir dir("loop");
+  auto m = base_model();
+  m.output("x", {int64_t(2)}).output("ys", {int64_t(7), int64_t(2)});
+  m.initializer(ModelBuilder::int64_typed("M", {}, {7}));
+  add_loop(m, {"M", "", "x0"}, {"x", "ys"}, body(false, true));
+  auto g = import_and_lower(m.write(dir / "m.onnx"), /*unroll=*/false);
+  auto ops = op_counts(*g);
+  EXPECT_EQ(ops["Add"], 1);
+  EXPECT_EQ(ops["KilnLoopBegin"], 1);
+  EXPECT_EQ(ops["KilnLoopEnd"], 1);
+  const Node* end = g->find_value("ys")->producer;
+  ASSERT_EQ(end->op_type, "KilnLoopEnd");
+  EXPECT_EQ(end->attr_int("scan_length", 0), 7);
+  EXPECT_EQ(end->attr_int("check_length", 1), 0);
+  EXPECT_EQ(g->find_value("x")->producer, end);
+  // The Begin comes first, the body between, the End last.
+  EXPECT_EQ(g->nodes.front()->op_type, "KilnLoopBegin");
+  EXPECT_EQ(g->nodes.back()->op_type, "KilnLoopEnd");
+  ASSERT_EQ(g->lowering_notes.size(), 1u);
+  EXPECT_CONTAINS(g->lowering_notes[0], "Loop 'my_loop': a C loop");
+}
+
+TEST(ImportLoop, RegionTakesARunTimeTripCount) {
+  TempDir dir("loop");
+  auto m = base_model();
+  m.input("M", {}, onnx::TensorProto::INT64).output("x", {int64_t(2)});
+  add_loop(m, {"M", "", "x0"}, {"x"}, body(false, false));
+  auto g = import_and_lower(m.write(dir / "m.onnx"), /*unroll=*/false);
+  auto ops = op_counts(*g);
+  EXPECT_EQ(ops["KilnLoopBegin"], 1);
+  EXPECT_EQ(ops["Add"], 1);
+  EXPECT_CONTAINS(g->lowering_notes.at(0), "trip count decided at run time");
+}
+
+TEST(ImportLoop, RegionTripCountLimit) {
+  TempDir dir("loop");
+  auto m = base_model();
+  m.output("x", {int64_t(2)});
+  m.initializer(ModelBuilder::int64_typed("M", {}, {2000000}));
+  add_loop(m, {"M", "", "x0"}, {"x"}, body(false, false));
+  std::string e = import_error(m.write(dir / "m.onnx"), /*unroll=*/false);
+  EXPECT_CONTAINS(e, "Loop 'my_loop': the trip count 2000000 exceeds Kiln's limit of 1000000 iterations");
+}
+
+// A body whose shapes need the iteration number as a compile-time constant (a
+// Range of length i + 1, summed) is unrolled, and the note says why.
+TEST(ImportLoop, BodyNeedingTheIterationNumberAtCompileTimeIsUnrolled) {
+  TempDir dir("loop");
+  ModelBuilder b;
+  auto* g = b.graph();
+  g->set_name("body");
+  ModelBuilder::set_type(g->add_input(), "i", onnx::TensorProto::INT64, {});
+  ModelBuilder::set_type(g->add_input(), "cond_in", onnx::TensorProto::BOOL, {});
+  ModelBuilder::set_type(g->add_input(), "x_in", onnx::TensorProto::FLOAT, {int64_t(2)});
+  b.node("Add", {"i", "one"}, {"len"});
+  b.node("Range", {"zero", "len", "one"}, {"r"});
+  b.node("ReduceSum", {"r"}, {"rs"});
+  ModelBuilder::attr_int(b.node("Cast", {"rs"}, {"rf"}), "to", onnx::TensorProto::FLOAT);
+  b.node("Add", {"x_in", "rf"}, {"x_out"});
+  b.node("Identity", {"cond_in"}, {"cond_out"});
+  ModelBuilder::set_type(g->add_output(), "cond_out", onnx::TensorProto::BOOL, {});
+  ModelBuilder::set_type(g->add_output(), "x_out", onnx::TensorProto::FLOAT, {int64_t(2)});
+  auto m = base_model();
+  m.output("x", {int64_t(2)});
+  m.initializer(ModelBuilder::int64_typed("M", {}, {3}));
+  m.initializer(ModelBuilder::int64_typed("one", {}, {1}));
+  m.initializer(ModelBuilder::int64_typed("zero", {}, {0}));
+  add_loop(m, {"M", "", "x0"}, {"x"}, *g);
+  auto graph = import_and_lower(m.write(dir / "m.onnx"), /*unroll=*/false);
+  auto ops = op_counts(*graph);
+  EXPECT_EQ(ops.count("KilnLoopBegin"), 0u);
+  EXPECT_EQ(ops["Range"], 3);
+  ASSERT_EQ(graph->lowering_notes.size(), 1u);
+  EXPECT_CONTAINS(graph->lowering_notes[0], "Loop 'my_loop': unrolled, 3 step(s)");
+  EXPECT_CONTAINS(graph->lowering_notes[0], "depends on the iteration number");
 }
 
 TEST(ImportLoop, UnrollLimit) {

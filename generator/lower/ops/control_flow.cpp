@@ -47,12 +47,30 @@ KernelCall guard(const Node& n) {
   return k;
 }
 
+// A Loop region's markers (ir/loop_region.h): no kernel; the emitter writes the C
+// loop around the body from the buffers the bufferizer gave their values.
+KernelCall loop_begin(const Node& n) {
+  if (n.input(0)) require_dtype(n, n.input(0), DType::Int64, "trip count");
+  if (n.input(1)) require_dtype(n, n.input(1), DType::Bool, "condition");
+  return KernelCall{};
+}
+
+KernelCall loop_end(const Node& n) {
+  const int64_t carried = n.attr_int("carried", -1);
+  if (carried < 0 || n.inputs.size() < size_t(3 + 2 * carried))
+    throw CompileError(n.describe() + ": malformed loop region end");
+  require_dtype(n, n.input(size_t(2 + carried)), DType::Bool, "condition output");
+  return KernelCall{};
+}
+
 }  // namespace
 
 void register_control_flow_lowerings() {
   register_lowering("KilnSelect", select);
   register_lowering("KilnTakeSlice", take_slice);
   register_lowering("KilnGuard", guard);
+  register_lowering("KilnLoopBegin", loop_begin);
+  register_lowering("KilnLoopEnd", loop_end);
 }
 
 }  // namespace kiln

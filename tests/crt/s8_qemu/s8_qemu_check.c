@@ -55,7 +55,7 @@ kiln_status_t portable_mul_s8(const kiln_mul_s8_params_t* p, const int8_t* a, co
 kiln_status_t portable_lookup_s8(const kiln_lookup_s8_params_t* p, const int8_t* x, const int8_t* table, int8_t* y);
 kiln_status_t portable_softmax_s8(const kiln_softmax_s8_params_t* p, const int8_t* x, int8_t* y);
 
-static int failures = 0, checks = 0, pk_checks = 0, pw_checks = 0, pk_dw_checks = 0, pk_dwpl_checks = 0, pk_strip_checks = 0;
+static int failures = 0, checks = 0, pk_checks = 0, pw_checks = 0, pw_odd_checks = 0, pw_long_checks = 0, pk_dw_checks = 0, pk_dwpl_checks = 0, pk_strip_checks = 0;
 
 static void put(const char* s) { kiln_board_write(s, (uint32_t)strlen(s)); }
 static void put_i(int64_t v) {
@@ -504,6 +504,8 @@ static void pw_case(void) {
   if (ov_place(x_buf, limit, 16, p.in_h * p.in_w * p.in_c, p.out_h * p.out_w * p.out_c))
     ov_compare("conv pw overlap", kiln_conv2d_s8_pw(&p, ov_x, pk_buf, ov_y, scratch), p.out_h * p.out_w * p.out_c);
   ++pw_checks;
+  if (p.in_h * p.in_w % 2 != 0) ++pw_odd_checks; /* the last pixel in the one-column loop */
+  if (p.in_c > 64) ++pw_long_checks;              /* rows of more than one 64-tap pass */
 }
 
 static void conv_case(void) {
@@ -872,8 +874,12 @@ int main(void) {
   put(" of them also in the packed form (kiln_*_s8_pk)\n");
   if (pk_checks < 40) ++failures;
   put_i(pw_checks);
-  put(" pointwise convolutions in the pair form (kiln_conv2d_s8_pw)\n");
-  if (pw_checks < 60) ++failures;
+  put(" pointwise convolutions in the pair form (kiln_conv2d_s8_pw), ");
+  put_i(pw_odd_checks);
+  put(" of an odd pixel count, ");
+  put_i(pw_long_checks);
+  put(" of more than 64 input channels\n");
+  if (pw_checks < 60 || pw_odd_checks < 15 || pw_long_checks < 10) ++failures;
   put_i(pk_dw_checks);
   put(" depthwise calls in the packed form, ");
   put_i(pk_dwpl_checks);
