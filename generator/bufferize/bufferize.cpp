@@ -105,6 +105,7 @@ class Bufferizer {
             if (v && !v->is_constant() && def_step(v) < open.back().first) open.back().second.insert(v);
         if (is_loop_begin(*n)) open.push_back({now, {}});
       }
+      region_of_ = loop_regions(g_);
       for (const auto& n : g_.nodes)
         if (is_loop_end(*n)) {
           const Node* begin = n->input(0) ? n->input(0)->producer : nullptr;
@@ -219,6 +220,40 @@ class Bufferizer {
                              "' is copied out of the loop state because it is another loop-carried value");
       src = {b, 0};
     }
+  }
+
+  // A loop's next value computed straight into its carried buffer (no End copy):
+  // `v` is read only by the End, as next_k, `n` runs in the End's own region (once
+  // per iteration) and every other read of that buffer (state_k and its views) is
+  // by an earlier op of the iteration, none by the End except state_k itself.
+  // Absent ref: not possible.
+  BufferRef carried_state_slot(const Node& n, const Value* v) {
+    if (!opt_.in_place || v->is_graph_output || v->users.size() != 1 || !is_loop_end(*v->users[0])) return {};
+    const Node* end = v->users[0];
+    const size_t carried = size_t(end->attr_int("carried", 0));
+    const auto at = std::find(end->inputs.begin(), end->inputs.end(), v);
+    const size_t p = size_t(at - end->inputs.begin());
+    if (p < 3 + carried || p >= 3 + 2 * carried || std::count(end->inputs.begin(), end->inputs.end(), v) != 1) return {};
+    const size_t k = p - 3 - carried;
+    const Value* state = end->input(2 + k);
+    auto begin = loop_begin_of_end_.find(end);
+    if (!state || begin == loop_begin_of_end_.end() || region_of_.at(&n) != step_of_.at(begin->second)) return {};
+    auto w = where_.find(state);
+    if (w == where_.end() || w->second.buffer < 0 || w->second.offset != 0) return {};
+    const Buffer& b = prog_.buffers[size_t(w->second.buffer)];
+    if (b.kind != BufferKind::Activation || b.size_bytes != v->size_bytes() || v->size_bytes() == 0) return {};
+    const int64_t now = step_of_.at(&n);
+    for (const Value* h : holders_[w->second.buffer])
+      for (const Node* u : h->users) {
+        if (u == end) {
+          for (size_t j = 0; j < end->inputs.size(); ++j)
+            if (end->inputs[j] == h && !(h == state && j == 2 + k)) return {};
+          continue;
+        }
+        auto su = step_of_.find(u);
+        if (su == step_of_.end() || su->second >= now) return {};
+      }
+    return w->second;
   }
 
   // A KilnSelect on a run-time condition: the join of a run-time If.
@@ -497,6 +532,11 @@ class Bufferizer {
         bind(v, r);
         continue;
       }
+      if (BufferRef r = carried_state_slot(n, v); r.buffer >= 0) {  // the next value written over its state
+        op.outputs.push_back(r);
+        bind(v, r);
+        continue;
+      }
       int b = -1;
       if (v->is_graph_output) b = claim_output_buffer(v);
       if (b < 0 && v == n.outputs[0]) {
@@ -706,6 +746,7 @@ class Bufferizer {
   std::set<const Value*> feeds_output_;  // a graph output is a view of these
   std::set<int> claimed_;
   std::map<const Node*, const Node*> loop_begin_of_end_, loop_end_of_begin_;
+  std::map<const Node*, int64_t> region_of_;  // ir/loop_region.h: the innermost region of each node
 };
 
 }  // namespace

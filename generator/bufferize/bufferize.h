@@ -4,7 +4,9 @@
 // enclosing graph read inside a region stays live (and is never overwritten in
 // place) until the region's end, a scan output is live from the region's start,
 // and a loop-carried value the body passes on unchanged from another carried value
-// goes through a copy so the End's copies never read what they have just written.
+// goes through a copy so the End's copies never read what they have just written,
+// while a next value whose carried buffer no later op of the iteration reads is
+// computed straight into it.
 //
 // Every value an operator reads or writes gets a buffer reference. View ops
 // (lowered with KernelCall::alias_input) share their input's buffer; a graph

@@ -676,9 +676,9 @@ class Flattener {
       if (!nv.omitted(i) && nv.node->outputs[i]->is_sequence) return "it returns a sequence";
     if (trips && *trips <= 1) return "it runs at most once";
     for (const auto& bn : body.nodes)
-      if (is_control_flow(*bn) || bn->op_type == "SequenceMap" || bn->op_type.rfind("Sequence", 0) == 0 ||
+      if (bn->op_type == "SequenceMap" || bn->op_type.rfind("Sequence", 0) == 0 ||
           bn->op_type == "SplitToSequence" || bn->op_type == "ConcatFromSequence")
-        return "its body holds " + bn->describe() + ", which Kiln lowers at compile time";
+        return "its body holds " + bn->describe() + ", which Kiln resolves at compile time";
     for (const auto& v : body.values())
       if (v->is_sequence) return "its body uses a sequence";
     if (trips && *trips > kMaxLoopIterations) return "";  // region_loop refuses it, naming the limit
@@ -721,7 +721,7 @@ class Flattener {
           return "the shape of '" + o->name + "' (" + n->describe() +
                  ") depends on the iteration number, the condition or a loop-carried value";
       }
-      if (opt_.runtime_refusal)
+      if (opt_.runtime_refusal && !is_control_flow(*n))  // nested control flow: lowered in place later
         if (std::string why = opt_.runtime_refusal(*n); !why.empty())
           return n->describe() + " has no run-time form for values computed in the loop (" + why + ")";
     }

@@ -24,8 +24,8 @@
 //         cond_out run-time data; scan outputs have M rows (M a constant and no
 //         early stop) or the model's declared static length, checked by the run.
 //         A Loop is unrolled instead (Graph::lowering_notes says which and why)
-//         when it carries or returns a sequence, its body holds control flow or
-//         sequence ops, it runs at most once, or a value computed from the
+//         when it carries or returns a sequence, its body holds sequence ops,
+//         it runs at most once, or a value computed from the
 //         iteration number, cond_in or a carried value has no static shape or no
 //         run-time form (ControlFlowOptions::runtime_refusal) when the body is
 //         instantiated on the side with those unknown; or with

@@ -690,6 +690,10 @@ TEST(Driver, LoopBodyIsPlannedOnceWhateverTheTripCount) {
   EXPECT_EQ(count(four.code, "for (kiln_iter_"), 1u);
   EXPECT_EQ(count(four.code, "kiln_matmul"), count(sixteen.code, "kiln_matmul"));
   EXPECT_LT(sixteen.code.size(), four.code.size() + 64);
+  // The next state is computed straight into the carried buffer (its last reader
+  // ran earlier in the iteration): the only copies are the initial value in and
+  // the final value out, none per iteration.
+  EXPECT_EQ(count(four.code, "kiln_copy_bytes("), 2u) << four.code;
 }
 
 TEST(Driver, HowEachLoopWasLoweredIsNoted) {

@@ -25,6 +25,10 @@ region_early_exit
                declared length 4 (the run checks that exactly 4 iterations ran): a data
                set that stops after 4 iterations, plus a carried-state-only twin
                region_early_exit_state with data sets stopping after 1, 3 and 10.
+region_nested  Control flow inside a loop region: each of M = 6 iterations takes one
+               branch of an If on run-time data (ReduceSum(s) < 2: 0.5 s + 1, else
+               -0.25 s) and runs an inner Loop (M = 3, u' = 0.9 u + j from u = s);
+               s' = branch + 0.1 u. Two data sets.
 Run: /usr/bin/python3 make_region_models.py"""
 import os
 
@@ -224,3 +228,44 @@ for scan in (True, False):
         assert n == want, (name, n, want)
         ins = [s0, step, np.array(limit, np.float32), np.array(True)]
         write_data(os.path.join(HERE, "%s_data_%d" % (name, k)), ins, [s_ref] + ([np.stack(rows)] if scan else []))
+
+# ---- region_nested -------------------------------------------------------------------
+then_g = helper.make_graph(
+    [helper.make_node("Mul", ["s_in", "half"], ["t0"]), helper.make_node("Add", ["t0", "one"], ["t"])],
+    "then", [], [T("t", F, [4])])
+else_g = helper.make_graph([helper.make_node("Mul", ["s_in", "mq"], ["e"])], "else", [], [T("e", F, [4])])
+inner_body = helper.make_graph(
+    [
+        helper.make_node("Cast", ["j"], ["j_f"], to=F),
+        helper.make_node("Mul", ["u_in", "p9"], ["u0"]),
+        helper.make_node("Add", ["u0", "j_f"], ["u_out"]),
+        helper.make_node("Identity", ["c2_in"], ["c2_out"]),
+    ],
+    "inner", [T("j", I, []), T("c2_in", B, []), T("u_in", F, [4])], [T("c2_out", B, []), T("u_out", F, [4])])
+nested_body = helper.make_graph(
+    [
+        helper.make_node("ReduceSum", ["s_in"], ["sum"], keepdims=0),
+        helper.make_node("Less", ["sum", "thr"], ["c"]),
+        helper.make_node("If", ["c"], ["r"], then_branch=then_g, else_branch=else_g),
+        helper.make_node("Loop", ["M2", "", "s_in"], ["u"], body=inner_body),
+        helper.make_node("Mul", ["u", "p1"], ["u1"]),
+        helper.make_node("Add", ["r", "u1"], ["s_out"]),
+        helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+    ],
+    "body", [T("i", I, []), T("cond_in", B, []), T("s_in", F, [4])], [T("cond_out", B, []), T("s_out", F, [4])])
+g = helper.make_graph(
+    [helper.make_node("Loop", ["M", "", "s0"], ["s"], body=nested_body)],
+    "region_nested", [T("s0", F, [4])], [T("s", F, [4])],
+    [i64("M", 6), i64("M2", 3), f32("thr", 2.0), f32("half", 0.5), f32("one", 1.0), f32("mq", -0.25),
+     f32("p9", 0.9), f32("p1", 0.1)],
+)
+save(g, "region_nested")
+for k, s0 in enumerate((np.array([0.5, -1.0, 2.0, 0.25], np.float32), np.array([3.0, 1.0, -0.5, 2.0], np.float32))):
+    s = s0.copy()
+    for _ in range(6):
+        r = (s * np.float32(0.5) + np.float32(1)) if s.sum(dtype=np.float32) < np.float32(2) else s * np.float32(-0.25)
+        u = s.copy()
+        for j in range(3):
+            u = (u * np.float32(0.9) + np.float32(j)).astype(np.float32)
+        s = (r + u * np.float32(0.1)).astype(np.float32)
+    write_data(os.path.join(HERE, "region_nested_data_%d" % k), [s0], [s])
