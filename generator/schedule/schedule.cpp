@@ -13,13 +13,25 @@ using Bits = std::vector<uint64_t>;
 bool has(const Bits& b, int i) { return (b[size_t(i) >> 6] >> (i & 63)) & 1u; }
 void set(Bits& b, int i) { b[size_t(i) >> 6] |= uint64_t(1) << (i & 63); }
 
-struct BitsHash {
-  size_t operator()(const Bits& b) const {
-    uint64_t h = 1469598103934665603ull;
-    for (uint64_t w : b) h = (h ^ w) * 1099511628211ull ^ (h >> 29);
-    return size_t(h);
+// The hash of `b` with step i added, and whether `a` equals it: the search looks a
+// candidate set up without building it (most candidates reach a set already seen,
+// and a copy per candidate was most of the search's time).
+uint64_t hash_with(const Bits& b, int i) {
+  const size_t at = size_t(i) >> 6;
+  uint64_t h = 1469598103934665603ull;
+  for (size_t k = 0; k < b.size(); ++k) {
+    const uint64_t w = k == at ? b[k] | uint64_t(1) << (i & 63) : b[k];
+    h = (h ^ w) * 1099511628211ull ^ (h >> 29);
   }
-};
+  return h;
+}
+
+bool equals_with(const Bits& a, const Bits& b, int i) {
+  const size_t at = size_t(i) >> 6;
+  for (size_t k = 0; k < b.size(); ++k)
+    if (a[k] != (k == at ? b[k] | uint64_t(1) << (i & 63) : b[k])) return false;
+  return true;
+}
 
 // The problem with duplicates removed and the per-storage facts the walk needs.
 struct Prepared {
@@ -27,6 +39,8 @@ struct Prepared {
   std::vector<std::vector<int>> deps, reads, writes, touched;  // touched: reads + writes, distinct
   std::vector<std::vector<int>> users;                         // per storage, distinct
   uint64_t initial_live = 0;  // storages no step produces that someone still needs
+  // run()'s working lists, kept so that a candidate costs no allocation.
+  mutable std::vector<int> newly_, used_reads_, used_writes_;
 
   explicit Prepared(const Problem& prob) : p(prob) {
     auto uniq = [](std::vector<int> v) {
@@ -75,13 +89,16 @@ struct Prepared {
   std::pair<uint64_t, uint64_t> run(const Bits& done, uint64_t live, int step) const {
     const Step& st = p.steps[size_t(step)];
     uint64_t born_bytes = 0, saved = 0;
-    std::vector<int> newly;
+    std::vector<int>& newly = newly_;
+    newly.clear();
     for (int w : writes[size_t(step)])
       if (!born(done, w)) {
         born_bytes += p.storages[size_t(w)].bytes;
         newly.push_back(w);
       }
-    std::vector<int> used_reads, used_writes;
+    std::vector<int>&used_reads = used_reads_, &used_writes = used_writes_;
+    used_reads.clear();
+    used_writes.clear();
     for (const auto& [r, w] : st.in_place) {
       const Storage& rs = p.storages[size_t(r)];
       if (rs.persistent) continue;
@@ -208,7 +225,7 @@ Result min_peak_order(const Problem& p, uint64_t cap) {
   layers[0].push_back({Bits(words, 0), pr.initial_live, pr.initial_live, -1, -1});
   for (int k = 0; k < n; ++k) {
     std::vector<State> next;
-    std::unordered_map<Bits, size_t, BitsHash> index;
+    std::unordered_multimap<uint64_t, size_t> index;  // hash of a done-set -> its state in `next`
     const uint64_t states_before = res.states;
     auto& cur = layers[size_t(k)];
     for (size_t si = 0; si < cur.size(); ++si) {
@@ -217,16 +234,18 @@ Result min_peak_order(const Problem& p, uint64_t cap) {
         if (!pr.ready(s.done, i)) continue;
         auto [during, after] = pr.run(s.done, s.live, i);
         const uint64_t peak = std::max({s.peak, during, after});
-        Bits d = s.done;
-        set(d, i);
         ++res.states;
-        auto it = index.find(d);
-        if (it == index.end()) {
-          index.emplace(d, next.size());
+        const uint64_t h = hash_with(s.done, i);
+        State* seen = nullptr;
+        for (auto [it, end] = index.equal_range(h); it != end && !seen; ++it)
+          if (equals_with(next[it->second].done, s.done, i)) seen = &next[it->second];
+        if (!seen) {
+          Bits d = s.done;
+          set(d, i);
+          index.emplace(h, next.size());
           next.push_back({std::move(d), peak, after, int(si), i});
-        } else if (peak < next[it->second].peak) {
-          State& t = next[it->second];
-          t.peak = peak, t.parent = int(si), t.step = i;
+        } else if (peak < seen->peak) {
+          seen->peak = peak, seen->parent = int(si), seen->step = i;
         }
       }
     }
