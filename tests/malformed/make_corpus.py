@@ -235,35 +235,43 @@ def build():
          model([loop], [vi("v0", F, [1])], [vi("v", F, [1])], [const_int64("m", [INT64_MAX], [])]),
          "exceeds Kiln's limit")
 
-    # Nested Loops: each one under the per-Loop limit, together 10^6 nodes (the
-    # graph-wide node limit stops the unrolling at 10,000).
-    inner = helper.make_graph([helper.make_node("Add", ["w_in", "one"], ["w_out"], name="inc"),
-                               helper.make_node("Identity", ["c_in"], ["c_out"], name="cond")], "inner",
-                              [vi("it", I64, []), vi("c_in", TensorProto.BOOL, []), vi("w_in", F, [1])],
-                              [vi("c_out", TensorProto.BOOL, []), vi("w_out", F, [1])])
-    outer = helper.make_graph([helper.make_node("Loop", ["m2", "", "v_in"], ["v_out"], name="inner", body=inner),
-                               helper.make_node("Identity", ["c_in"], ["c_out"], name="cond")], "outer",
-                              [vi("it", I64, []), vi("c_in", TensorProto.BOOL, []), vi("v_in", F, [1])],
-                              [vi("c_out", TensorProto.BOOL, []), vi("v_out", F, [1])])
-    save("loop_nested_unroll",
-         model([helper.make_node("Loop", ["m", "", "v0"], ["v"], name="outer", body=outer)], [vi("v0", F, [1])],
-               [vi("v", F, [1])], [const_int64("m", [1000], []), const_int64("m2", [1000], []),
-                                   numpy_helper.from_array(np.ones([1], np.float32), "one")]),
-         "nodes, Kiln's limit")
-    # A 6-node Loop body run 2000 times: 12,000 nodes would take 20 s and 600 MB to
-    # fold and plan (super-linear), so the unroll is refused up front.
-    save("loop_unroll_past_node_limit",
-         model([loop], [vi("v0", F, [1])], [vi("v", F, [1])], [const_int64("m", [5001], [])]),
+    # A Loop that carries a sequence is still unrolled (sequences are resolved at
+    # compile time), and the unrolling is capped. (Loops without sequences compile to
+    # a C loop whatever their trip count: the models that tested the cap before,
+    # 5001 steps, 1000 x 1000 nested and the fuzzer's 8198-step early exit, are now
+    # tests/e2e/models/loop/region_long_*.)
+    seq_t = helper.make_tensor_sequence_value_info
+    def seq_body(name, inner=None):
+        p = name + "_"
+        nodes = [helper.make_node("Identity", [p + "c_in"], [p + "c_out"], name=p + "cond"),
+                 helper.make_node("SequenceInsert", [p + "q_in", p + "v_in"], [p + "q_out"], name=p + "insert")]
+        if inner is None:
+            nodes.append(helper.make_node("Add", [p + "v_in", "one"], [p + "v_out"], name=p + "inc"))
+        else:
+            nodes.append(helper.make_node("Loop", ["m2", "", p + "v_in"], [p + "v_out"], name=p + "loop", body=inner))
+        return helper.make_graph(nodes, name, [vi(p + "it", I64, []), vi(p + "c_in", TensorProto.BOOL, []),
+                                               seq_t(p + "q_in", F, [1]), vi(p + "v_in", F, [1])],
+                                 [vi(p + "c_out", TensorProto.BOOL, []), seq_t(p + "q_out", F, [1]),
+                                  vi(p + "v_out", F, [1])])
+    def seq_loop_model(body, m, m2=None):
+        nodes = [helper.make_node("SequenceEmpty", [], ["q0"], name="empty", dtype=F),
+                 helper.make_node("Loop", ["m", "", "q0", "v0"], ["q", "v"], name="loop", body=body)]
+        inits = [const_int64("m", [m], []), numpy_helper.from_array(np.ones([1], np.float32), "one")]
+        if m2 is not None:
+            inits.append(const_int64("m2", [m2], []))
+        return model(nodes, [vi("v0", F, [1])], [vi("v", F, [1])], inits)
+    save("loop_sequence_unroll_past_node_limit", seq_loop_model(seq_body("body"), 5001),
          "exceeds Kiln's limit of 10000 nodes")
-
-    # Found by `make fuzz` (a timeout): tests/e2e's early-exit Loop with its trip
-    # count mutated to 8198, 49,000 nodes unrolled; it ran for minutes in gigabytes
-    # before the graph-wide node limit.
-    fuzzed = onnx.load(os.path.join(HERE, "..", "e2e", "models", "loop", "early_exit.onnx"))
-    for t in fuzzed.graph.initializer:
-        if t.name == "M":
-            t.CopyFrom(numpy_helper.from_array(np.array(8198, np.int64), "M"))
-    save("fuzz_loop_early_exit_8198_steps", fuzzed, "exceeds Kiln's limit of 10000 nodes")
+    # Nested: the inner Loop (a C loop on its own) is instantiated once per outer
+    # step: 3000 steps of the 3-node body are under the per-Loop cap, but with each
+    # inner Loop a region of 4 nodes the graph-wide node limit stops it.
+    inner_seqless = helper.make_graph(
+        [helper.make_node("Identity", ["i_c_in"], ["i_c_out"], name="i_cond"),
+         helper.make_node("Add", ["i_v_in", "one"], ["i_v_out"], name="i_inc")], "inner",
+        [vi("i_it", I64, []), vi("i_c_in", TensorProto.BOOL, []), vi("i_v_in", F, [1])],
+        [vi("i_c_out", TensorProto.BOOL, []), vi("i_v_out", F, [1])])
+    save("loop_sequence_nested_unroll", seq_loop_model(seq_body("outer", inner_seqless), 3000, 1000),
+         "nodes, Kiln's limit")
 
     # Found by `make fuzz` (UBSan): an empty initializer whose other dimensions
     # multiply past int64 (a mutated bias scale); the tensor holds nothing, but its

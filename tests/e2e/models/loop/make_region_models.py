@@ -29,6 +29,13 @@ region_nested  Control flow inside a loop region: each of M = 6 iterations takes
                branch of an If on run-time data (ReduceSum(s) < 2: 0.5 s + 1, else
                -0.25 s) and runs an inner Loop (M = 3, u' = 0.9 u + j from u = s);
                s' = branch + 0.1 u. Two data sets.
+region_long_trip, region_long_nested, region_long_early_exit
+               Trip counts that unrolling refused (they were tests/malformed entries
+               before Loops became C loops): v' = v + 1 run M = 5001 times; the same
+               body as an inner Loop of 1000 inside an outer Loop of 1000 (10^6
+               iterations); region_early_exit_state's body with M = 8198 (the
+               fuzzer's mutation of early_exit.onnx), data sets that stop after 5000
+               iterations and that run all 8198.
 Run: /usr/bin/python3 make_region_models.py"""
 import os
 
@@ -269,3 +276,42 @@ for k, s0 in enumerate((np.array([0.5, -1.0, 2.0, 0.25], np.float32), np.array([
             u = (u * np.float32(0.9) + np.float32(j)).astype(np.float32)
         s = (r + u * np.float32(0.1)).astype(np.float32)
     write_data(os.path.join(HERE, "region_nested_data_%d" % k), [s0], [s])
+
+# ---- region_long_trip / region_long_nested / region_long_early_exit -------------------
+def inc_body(name, inner=None):
+    p = name + "_"  # names unique across the nested graphs (the checker wants SSA)
+    nodes = [helper.make_node("Identity", [p + "c_in"], [p + "c_out"])]
+    if inner is None:
+        nodes.append(helper.make_node("Add", [p + "v_in", "one"], [p + "v_out"]))
+    else:
+        nodes.append(helper.make_node("Loop", ["M2", "", p + "v_in"], [p + "v_out"], body=inner))
+    return helper.make_graph(nodes, name, [T(p + "it", I, []), T(p + "c_in", B, []), T(p + "v_in", F, [1])],
+                             [T(p + "c_out", B, []), T(p + "v_out", F, [1])])
+
+
+for name, body, trips in (("region_long_trip", inc_body("body"), 5001),
+                          ("region_long_nested", inc_body("outer", inc_body("inner")), 1000 * 1000)):
+    g = helper.make_graph([helper.make_node("Loop", ["M", "", "v0"], ["v"], body=body)], name,
+                          [T("v0", F, [1])], [T("v", F, [1])],
+                          [i64("M", 5001 if trips == 5001 else 1000), i64("M2", 1000), f32("one", [1.0])])
+    save(g, name)
+    v0 = np.array([0.25], np.float32)  # v0 + trips is exact in float32 (below 2^23)
+    write_data(os.path.join(HERE, name + "_data"), [v0], [v0 + np.float32(trips)])
+
+g = helper.make_graph(
+    [helper.make_node("Loop", ["M", "cond", "s0"], ["s"], body=early_body(False))],
+    "region_long_early_exit", [T("s0", F, [4]), T("step", F, [4]), T("limit", F, []), T("cond", B, [])],
+    [T("s", F, [4])], [i64("M", 8198)])
+save(g, "region_long_early_exit")
+for k, (limit, want) in enumerate(((4999.5, 5000), (1e9, 8198))):
+    s0 = np.zeros(4, np.float32)
+    step = np.array([1.0, 0.25, 0.5, 0.125], np.float32)
+    s, n = s0.copy(), 0
+    for _ in range(8198):
+        s = (s * np.array([1.0, 0.5, 1.0, 0.25], np.float32) + step).astype(np.float32)
+        n += 1
+        if not s.max() < np.float32(limit):
+            break
+    assert n == want, (n, want)
+    write_data(os.path.join(HERE, "region_long_early_exit_data_%d" % k),
+               [s0, step, np.array(limit, np.float32), np.array(True)], [s])
