@@ -674,7 +674,8 @@ class Bufferizer {
           open.pop_back();
         }
       }
-      for (const auto& [bi, ei] : regions) {
+      for (const auto& region : regions) {
+        const int64_t bi = region.first, ei = region.second;  // (lambdas cannot capture bindings in Clang 14)
         const auto& end = prog_.ops[size_t(ei)];
         const size_t carried = size_t(end.node->attr_int("carried", 0));
         for (size_t k = carried; k < end.outputs.size(); ++k)

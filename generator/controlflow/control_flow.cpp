@@ -728,6 +728,33 @@ class Flattener {
     return "";
   }
 
+  // The number of iterations a Loop's scan outputs declare when the run decides how
+  // many run (a run-time M or stop): each present scan output is made with its
+  // declared shape (into scan_outs), and they must agree on a static first
+  // dimension. -1 when no scan output is present. `why` says why the length is
+  // not known otherwise.
+  int64_t declared_scan_length(const NodeView& nv, size_t ncarried, const std::string& why,
+                               std::vector<Value*>& scan_outs) {
+    const std::string who = "Loop '" + nv.name + "'";
+    int64_t len = -1;
+    for (size_t k = 0; k < scan_outs.size(); ++k) {
+      const size_t o = ncarried + k;
+      if (o >= nv.node->outputs.size() || nv.omitted(o)) continue;
+      try {
+        scan_outs[k] = nv.make_output(o);
+      } catch (const CompileError&) {
+        throw CompileError(who + ": scan output '" + nv.output_name(o) + "' has a data-dependent length (" + why +
+                           "); Kiln needs static shapes: give the output a static shape in the model, or make M a "
+                           "constant and the loop run all M iterations");
+      }
+      const Value* v = scan_outs[k];
+      if (v->shape.empty() || (len >= 0 && v->shape[0] != len))
+        throw CompileError(who + ": scan outputs do not declare one static number of iterations");
+      len = v->shape[0];
+    }
+    return len;
+  }
+
   // The Loop as a region: KilnLoopBegin, the body once, KilnLoopEnd (ir/loop_region.h).
   // The scan outputs hold one row per iteration: their number of rows is M when M
   // is a compile-time constant and the loop never stops early, else the static
@@ -752,21 +779,7 @@ class Flattener {
       const std::string why = !trips ? (m ? "the trip count M ('" + m->name + "') is only known at run time"
                                           : "there is no trip count M")
                                      : "the loop may stop early (its condition is computed at run time)";
-      for (size_t k = 0; k < nscan; ++k) {
-        const size_t o = ncarried + k;
-        if (o >= np.outputs.size() || nv.omitted(o)) continue;
-        try {
-          scan_outs[k] = nv.make_output(o);
-        } catch (const CompileError&) {
-          throw CompileError(who + ": scan output '" + nv.output_name(o) + "' has a data-dependent length (" + why +
-                             "); Kiln needs static shapes: give the output a static shape in the model, or make M a "
-                             "constant and the loop run all M iterations");
-        }
-        const Value* v = scan_outs[k];
-        if (v->shape.empty() || (len >= 0 && v->shape[0] != len))
-          throw CompileError(who + ": scan outputs do not declare one static number of iterations");
-        len = v->shape[0];
-      }
+      len = declared_scan_length(nv, ncarried, why, scan_outs);
       if (len >= 0) {
         if (trips && len > *trips)
           throw CompileError(who + ": the scan outputs are declared with " + std::to_string(len) +
@@ -908,22 +921,7 @@ class Flattener {
       const std::string why = !trips ? (m ? "the trip count M ('" + m->name + "') is not a compile-time constant"
                                           : "there is no trip count M")
                                      : "the loop may stop early (its condition is computed at run time)";
-      int64_t len = -1;
-      for (size_t k = 0; k < nscan; ++k) {
-        const size_t o = ncarried + k;
-        if (o >= np.outputs.size() || nv.omitted(o)) continue;
-        try {
-          scan_outs[k] = nv.make_output(o);
-        } catch (const CompileError&) {
-          throw CompileError(who + ": scan output '" + nv.output_name(o) + "' has a data-dependent length (" + why +
-                             "); Kiln needs static shapes: give the output a static shape in the model, or make M a "
-                             "constant and the loop run all M iterations");
-        }
-        const Value* v = scan_outs[k];
-        if (v->shape.empty() || (len >= 0 && v->shape[0] != len))
-          throw CompileError(who + ": scan outputs do not declare one static number of iterations");
-        len = v->shape[0];
-      }
+      int64_t len = declared_scan_length(nv, ncarried, why, scan_outs);
       if (len < 0) {
         if (!trips)
           throw CompileError(who + ": " + why + " and no scan output of static length bounds the loop; Kiln unrolls "

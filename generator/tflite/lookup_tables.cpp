@@ -14,7 +14,13 @@ namespace kiln::tflite {
 
 namespace {
 
-int8_t clamp_int8(int32_t v) { return int8_t(std::clamp<int32_t>(v, -128, 127)); }
+int8_t clamp_int8(int64_t v) { return int8_t(std::clamp<int64_t>(v, -128, 127)); }
+
+// zero_point + x * multiplier in 64 bits: with a huge scale ratio the product
+// saturates near INT32_MIN/MAX and adding the zero point would overflow int32.
+int64_t rescale(int32_t zero_point, int32_t x, const quant::QuantizedMultiplier& m) {
+  return int64_t(zero_point) + quant::multiply_by_quantized_multiplier(x, m.multiplier, m.shift);
+}
 
 template <class F>
 LookupTable tabulate(F f) {
@@ -29,7 +35,7 @@ LookupTable requantize_table(QuantParams in, QuantParams out) {
   // TFLite's quantize kernel: the ratio in double from the float32 scales.
   const auto m = quant::quantize_multiplier(double(in.scale) / double(out.scale));
   return tabulate([&](int32_t x) {
-    return clamp_int8(out.zero_point + quant::multiply_by_quantized_multiplier(x - in.zero_point, m.multiplier, m.shift));
+    return clamp_int8(rescale(out.zero_point, x - in.zero_point, m));
   });
 }
 
@@ -43,8 +49,7 @@ LookupTable relu_table(QuantParams in, QuantParams out, float act_min, float act
                          ? 127
                          : int32_t(std::clamp<int64_t>(out.zero_point + saturated_round(act_max / out.scale), -128, 127));
   return tabulate([&](int32_t x) {
-    const int32_t v = out.zero_point + quant::multiply_by_quantized_multiplier(x - in.zero_point, m.multiplier, m.shift);
-    return int8_t(std::clamp(v, lo, hi));
+    return int8_t(std::clamp<int64_t>(rescale(out.zero_point, x - in.zero_point, m), lo, hi));
   });
 }
 
@@ -62,7 +67,7 @@ LookupTable leaky_relu_table(QuantParams in, QuantParams out, float alpha) {
   return tabulate([&](int32_t x) {
     const int32_t v = x - in.zero_point;
     const auto& m = v >= 0 ? identity_m : alpha_m;
-    return clamp_int8(out.zero_point + quant::multiply_by_quantized_multiplier(v, m.multiplier, m.shift));
+    return clamp_int8(rescale(out.zero_point, v, m));
   });
 }
 

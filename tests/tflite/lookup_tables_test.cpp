@@ -68,6 +68,20 @@ TEST(LookupTables, LeakyReluRequantizeAndRelu) {
   for (int i = 0; i < 256; ++i) EXPECT_EQ(r6[i], std::clamp(i - 128, -3, -3 + 120));
 }
 
+// Found by `make fuzz` (UBSan): with a scale ratio of 2^30 or more the rescaled
+// value saturates at -(2^31 - 1) and adding the output zero point overflowed int32.
+// The tables saturate: every input below the zero point gives -128, above it 127.
+TEST(LookupTables, HugeScaleRatiosSaturate) {
+  const QuantParams in{1e30f, -3}, out{1e-6f, -20};
+  for (const LookupTable& t : {requantize_table(in, out), relu_table(in, out, -INFINITY, INFINITY),
+                               leaky_relu_table(in, out, 0.5f)}) {
+    for (int i = 0; i < 256; ++i) {
+      const int x = i - 128;
+      EXPECT_EQ(t[i], x < in.zero_point ? -128 : x > in.zero_point ? 127 : out.zero_point) << x;
+    }
+  }
+}
+
 TEST(LookupTables, ScalesTheKernelCannotTakeAreRefused) {
   EXPECT_THROW(logistic_table({1e-12f, 0}), std::invalid_argument);
 }
