@@ -21,21 +21,15 @@ branch_if    A detector gates a verifier (the condition is run-time data,
              branches never run together, so the workspace is about one branch.
 Run: /usr/bin/python3 make_if_models.py"""
 import os
+import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from test_model_files import save_graph, write_data  # noqa: E402
 rng = np.random.default_rng(15)
-
-
-def write_data(d, inputs, outputs):
-    os.makedirs(d, exist_ok=True)
-    for j, a in enumerate(inputs):
-        onnx.save_tensor(numpy_helper.from_array(a), os.path.join(d, "input_%d.pb" % j))
-    for j, a in enumerate(outputs):
-        onnx.save_tensor(numpy_helper.from_array(a), os.path.join(d, "output_%d.pb" % j))
 
 
 # ---- squeeze_if -----------------------------------------------------------------
@@ -59,10 +53,7 @@ graph = helper.make_graph(
      numpy_helper.from_array(np.array([-1], np.int64), "last"),
      numpy_helper.from_array(np.array([0, -1], np.int64), "keep_first"), numpy_helper.from_array(np.array(2.0, np.float32), "two")],
 )
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="kiln-tests")
-model.ir_version = 8
-onnx.checker.check_model(model)
-onnx.save(model, os.path.join(HERE, "squeeze_if.onnx"))
+save_graph(graph, os.path.join(HERE, "squeeze_if.onnx"))
 for k in (1, 3):
     x = rng.uniform(-1, 1, (1, 16, k)).astype(np.float32)
     s = x.squeeze(-1) if k == 1 else x.reshape(1, -1)
@@ -88,10 +79,7 @@ graph = helper.make_graph(
     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])],
     [numpy_helper.from_array(np.array(16000, np.int64), "sr16k")],
 )
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="kiln-tests")
-model.ir_version = 8
-onnx.checker.check_model(model)
-onnx.save(model, os.path.join(HERE, "mode_if.onnx"))
+save_graph(graph, os.path.join(HERE, "mode_if.onnx"))
 for sr in (16000, 8000):
     x = rng.uniform(-1, 1, (1, 16)).astype(np.float32)
     y = np.maximum(x @ w16, 0) if sr == 16000 else np.tanh(x @ w8)
@@ -126,10 +114,7 @@ graph = helper.make_graph(
     [numpy_helper.from_array(np.array(0.5, np.float32), "threshold"), numpy_helper.from_array(np.array(0.5, np.float32), "half"),
      numpy_helper.from_array(np.array([1, 256, 1], np.int64), "col"), numpy_helper.from_array(np.array([1, 4096], np.int64), "flat")],
 )
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="kiln-tests")
-model.ir_version = 8
-onnx.checker.check_model(model)
-onnx.save(model, os.path.join(HERE, "branch_if.onnx"))
+save_graph(graph, os.path.join(HERE, "branch_if.onnx"))
 for name, scale in (("fired", 1.0), ("quiet", 0.45)):
     x = rng.uniform(-1, 1, (1, 64)).astype(np.float32) * np.float32(scale)
     x[0, 3] = np.float32(0.9 if name == "fired" else 0.3)

@@ -14,32 +14,21 @@ computed_trip  x [n, k] of open n, k; M = Shape(x)[0] * 2 + 1 (Mul / Add of a fo
                run-time selects.
 Run: /usr/bin/python3 make_folded_trip_models.py"""
 import os
+import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from test_model_files import f32, i64, save_graph, write_data  # noqa: E402
 rng = np.random.default_rng(152)
 
 
-def write_data(d, inputs, outputs):
-    os.makedirs(d, exist_ok=True)
-    for j, a in enumerate(inputs):
-        onnx.save_tensor(numpy_helper.from_array(a), os.path.join(d, "input_%d.pb" % j))
-    for j, a in enumerate(outputs):
-        onnx.save_tensor(numpy_helper.from_array(a), os.path.join(d, "output_%d.pb" % j))
-
-
 def save(graph, name):
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="kiln-tests")
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    onnx.save(model, os.path.join(HERE, name + ".onnx"))
+    save_graph(graph, os.path.join(HERE, name + ".onnx"))
 
 
-i64 = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
-f32 = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
 
 # ---- shape_trip ---------------------------------------------------------------------
 body = helper.make_graph(

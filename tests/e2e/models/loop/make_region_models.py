@@ -38,32 +38,21 @@ region_long_trip, region_long_nested, region_long_early_exit
                iterations and that run all 8198.
 Run: /usr/bin/python3 make_region_models.py"""
 import os
+import sys
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from test_model_files import f32, i64, save_graph, write_data  # noqa: E402
 rng = np.random.default_rng(1515)
 
 
-def write_data(d, inputs, outputs):
-    os.makedirs(d, exist_ok=True)
-    for j, a in enumerate(inputs):
-        onnx.save_tensor(numpy_helper.from_array(a), os.path.join(d, "input_%d.pb" % j))
-    for j, a in enumerate(outputs):
-        onnx.save_tensor(numpy_helper.from_array(a), os.path.join(d, "output_%d.pb" % j))
-
-
 def save(graph, name):
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="kiln-tests")
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    onnx.save(model, os.path.join(HERE, name + ".onnx"))
+    save_graph(graph, os.path.join(HERE, name + ".onnx"))
 
 
-f32 = lambda name, v: numpy_helper.from_array(np.array(v, np.float32), name)
-i64 = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
 T = lambda name, t, shape: helper.make_tensor_value_info(name, t, shape)
 F, I, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 
