@@ -69,16 +69,23 @@ std::string import_error(const std::filesystem::path& model, bool unroll = true)
   return "";
 }
 
-// Body (i, cond_in, x_in[2]) -> (cond_out, x_out = x_in + w [, scan = x_out]) with
-// cond_out = cond_in (never stops) or ReduceMax(x_out) < limit (limit from the
-// enclosing graph).
-onnx::GraphProto body(bool data_dependent_cond, bool with_scan) {
-  ModelBuilder b;
+// A Loop body named "body" with the inputs (i, cond_in, x_in[2]); the caller adds
+// its nodes and outputs.
+onnx::GraphProto* start_body(ModelBuilder& b) {
   auto* g = b.graph();
   g->set_name("body");
   ModelBuilder::set_type(g->add_input(), "i", onnx::TensorProto::INT64, {});
   ModelBuilder::set_type(g->add_input(), "cond_in", onnx::TensorProto::BOOL, {});
   ModelBuilder::set_type(g->add_input(), "x_in", onnx::TensorProto::FLOAT, {int64_t(2)});
+  return g;
+}
+
+// Body (i, cond_in, x_in[2]) -> (cond_out, x_out = x_in + w [, scan = x_out]) with
+// cond_out = cond_in (never stops) or ReduceMax(x_out) < limit (limit from the
+// enclosing graph).
+onnx::GraphProto body(bool data_dependent_cond, bool with_scan) {
+  ModelBuilder b;
+  auto* g = start_body(b);
   b.node("Add", {"x_in", "w"}, {"x_out"});
   if (data_dependent_cond) {
     auto* r = b.node("ReduceMax", {"x_out"}, {"x_max"});
@@ -266,11 +273,7 @@ TEST(ImportLoop, TripCountFromShapeIsDecidedAfterFolding) {
 TEST(ImportLoop, StopConditionDecidedByFoldingLeavesNoSelects) {
   TempDir dir("loop");
   ModelBuilder b;
-  auto* g = b.graph();
-  g->set_name("body");
-  ModelBuilder::set_type(g->add_input(), "i", onnx::TensorProto::INT64, {});
-  ModelBuilder::set_type(g->add_input(), "cond_in", onnx::TensorProto::BOOL, {});
-  ModelBuilder::set_type(g->add_input(), "x_in", onnx::TensorProto::FLOAT, {int64_t(2)});
+  auto* g = start_body(b);
   b.node("Add", {"x_in", "w"}, {"x_out"});
   b.node("Add", {"i", "one"}, {"next"});
   b.node("Less", {"next", "k"}, {"cond_out"});
@@ -373,11 +376,7 @@ TEST(ImportLoop, RegionTripCountLimit) {
 TEST(ImportLoop, BodyNeedingTheIterationNumberAtCompileTimeIsUnrolled) {
   TempDir dir("loop");
   ModelBuilder b;
-  auto* g = b.graph();
-  g->set_name("body");
-  ModelBuilder::set_type(g->add_input(), "i", onnx::TensorProto::INT64, {});
-  ModelBuilder::set_type(g->add_input(), "cond_in", onnx::TensorProto::BOOL, {});
-  ModelBuilder::set_type(g->add_input(), "x_in", onnx::TensorProto::FLOAT, {int64_t(2)});
+  auto* g = start_body(b);
   b.node("Add", {"i", "one"}, {"len"});
   b.node("Range", {"zero", "len", "one"}, {"r"});
   b.node("ReduceSum", {"r"}, {"rs"});
