@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "eval/evaluate.h"
+#include "ir/node_input.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -15,18 +16,6 @@ bool has_const(const Node* n, size_t i) { return n->input(i) && n->input(i)->is_
 bool unused(const Value* v) { return v->users.empty() && !v->is_graph_output; }
 // Rules that compare or use shapes wait until shape inference has settled them.
 bool known(const Value* v) { return v != nullptr && v->shape_known; }
-
-// Points input `slot` of `n` at `v`, keeping both user lists right.
-void set_input(Node* n, size_t slot, Value* v) {
-  if (slot < n->inputs.size() && n->inputs[slot]) {
-    auto& us = n->inputs[slot]->users;
-    auto it = std::find(us.begin(), us.end(), n);
-    if (it != us.end()) us.erase(it);
-  }
-  if (slot >= n->inputs.size()) n->inputs.resize(slot + 1, nullptr);
-  n->inputs[slot] = v;
-  if (v) v->users.push_back(n);
-}
 
 Value* new_constant(RewriteContext& ctx, const std::string& hint, ConstantPtr c) {
   Value* v = ctx.graph.add_value(ctx.graph.unique_name(hint), c->dtype(), c->shape());

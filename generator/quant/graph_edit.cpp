@@ -39,17 +39,6 @@ Value* detach_output(Graph& g, Node* n, size_t i) {
   return v;
 }
 
-void set_input(Node* n, size_t slot, Value* v) {
-  if (slot < n->inputs.size() && n->inputs[slot]) {
-    auto& us = n->inputs[slot]->users;
-    auto it = std::find(us.begin(), us.end(), n);
-    if (it != us.end()) us.erase(it);
-  }
-  if (slot >= n->inputs.size()) n->inputs.resize(slot + 1, nullptr);
-  n->inputs[slot] = v;
-  if (v) v->users.push_back(n);
-}
-
 Value* constant_value(Graph& g, const std::string& hint, ConstantPtr c) {
   Value* v = g.add_value(g.unique_name(hint), c->dtype(), c->shape());
   v->constant = std::move(c);

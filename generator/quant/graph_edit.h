@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/node_input.h"  // set_input
 
 namespace kiln::quant {
 
@@ -23,8 +24,6 @@ Node* insert_after(Graph& g, const Node* anchor, const std::string& op, const st
 // Output `i` of `n` leaves it (n gets an unused stand-in) so that a new node can
 // produce it: the value keeps its name, users and graph-output role.
 Value* detach_output(Graph& g, Node* n, size_t i);
-// Points input `slot` of `n` at `v`, keeping both user lists right.
-void set_input(Node* n, size_t slot, Value* v);
 // A constant value named from `hint`.
 Value* constant_value(Graph& g, const std::string& hint, ConstantPtr c);
 // Erases `n` if none of its outputs is used, then its producers that became dead.
