@@ -22,6 +22,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 BOARDS_DIR=$(cd "$(dirname "$0")/../../boards" && pwd)
+source "$(dirname "$0")/../bench_lib.sh"
 MODELS="kws_ref_model vww_96_int8 pretrainedResnet_quant ad01_int8"
 BOARDS="mps2-an386 mps2-an500 mps3-an547 mps2-an385"
 declare -A LABEL=([kws_ref_model]=KWS [vww_96_int8]=VWW [pretrainedResnet_quant]=IC [ad01_int8]=AD)
@@ -30,8 +31,6 @@ declare -A TARGET=([kws_ref_model.mps2-an386]=4000000 [vww_96_int8.mps2-an386]=8
                    [pretrainedResnet_quant.mps2-an386]=15000000 [ad01_int8.mps2-an386]=400000
                    [kws_ref_model.mps3-an547]=1500000)
 mkdir -p "$WORK"
-
-median3() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 
 # "target" is the figure of issue 13 where it names one, with the ratio measured/target.
 # run FORMAT MODEL_FILE MODEL BOARD -> "instr workspace bound workspace_without_memory_passes params status"
@@ -42,23 +41,16 @@ run() {
       --data "$DATA/$model/test_data_set_2" --board "$board" --crt-cache "$WORK/crt-cache" \
       --with-workspace-buffer "name=sram" --with-parameter-buffer "name=flash" \
       --timeout 600 $( [ "$fmt" = qdq ] && echo "--int-tolerance 1" ) > "$log" 2>&1
-  local rc=$?
-  local instr=($(grep -o '[0-9]* instructions per inference' "$log" | awk '{print $1}'))
-  local ws=$(awk '$1=="sram" && $2=="workspace" {print $4; exit}' "$log")
-  local lb=$(awk '$1=="sram" && $2=="workspace" {print $5; exit}' "$log")
-  local par=$(awk '$1=="flash" && $2=="parameter" {print $4; exit}' "$log")
-  local status=PASS; [ $rc -eq 0 ] || status=FAIL
-  local med="-"; [ ${#instr[@]} -eq 3 ] && med=$(median3 "${instr[@]}")
+  local med ws lb par st
+  read -r med ws lb par st <<< "$(verify_summary "$log" $?)"
   # The same model and board without partial reuse (docs/memory-planning.md).
   # (kiln verify takes the CPU from the board's -mcpu flag; compile needs it given.)
   local mcpu=$(grep -o '"-mcpu=[^"]*"' "$BOARDS_DIR/$board/board.json" | head -1 | tr -d '"' | sed 's/^-mcpu=//')
   local before=$("$KILN" compile "$file" -o "$WORK/no_overlap.$fmt.$model.$board" --no-overlap \
       ${mcpu:+--mcpu "$mcpu"} --with-workspace-buffer "name=sram" --with-parameter-buffer "name=flash" 2>&1 |
       awk '$1=="sram" && $2=="workspace" {print $4; exit}')
-  echo "$med ${ws:--} ${lb:--} ${before:--} ${par:--} $status"
+  echo "$med $ws $lb ${before:--} $par $st"
 }
-
-fmt_m() { [ -z "$1" ] || [ "$1" = "-" ] && echo "-" || awk -v v="$1" 'BEGIN{printf "%.2fM", v/1e6}'; }
 
 {
   echo "| model | format | board | instructions / inference | target | workspace B | lower bound B | without memory passes B | parameters B | outputs |"
@@ -89,9 +81,6 @@ fmt_m() { [ -z "$1" ] || [ "$1" = "-" ] && echo "-" || awk -v v="$1" 'BEGIN{prin
 cat "$WORK/mlperf_table.md"
 
 if [ -n "$WRITE" ]; then
-  awk -v table="$WORK/mlperf_table.md" '
-    /<!-- mlperf:begin -->/ { print; while ((getline line < table) > 0) print line; skip = 1; next }
-    /<!-- mlperf:end -->/ { skip = 0 }
-    !skip { print }' "$WRITE" > "$WRITE.tmp" && mv "$WRITE.tmp" "$WRITE"
+  write_block "$WRITE" mlperf "$WORK/mlperf_table.md"
   echo "mlperf_bench: table written into $WRITE"
 fi
