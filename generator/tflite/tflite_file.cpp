@@ -58,6 +58,17 @@ std::string type_name(fb::TensorType t) {
   return n && *n ? n : "type " + std::to_string(int(t));
 }
 
+// Element i of a flatbuffer [long] vector. The verifier checks that the vector's
+// length word is 4-byte aligned, not that its 8-byte elements are 8-byte aligned
+// (a converter aligns them; a crafted file need not, found by `make fuzz`): the
+// bytes are copied out instead of read through a misaligned int64 pointer. The
+// file is little-endian, as are the hosts Kiln builds for.
+int64_t unaligned_int64(const flatbuffers::Vector<int64_t>& v, size_t i) {
+  int64_t x;
+  std::memcpy(&x, v.Data() + i * sizeof(int64_t), sizeof x);
+  return x;
+}
+
 // Everything about one tensor except its data.
 Tensor read_tensor(int index, const fb::Tensor* t, const std::string& file) {
   const std::string who = file + ": " + tensor_label(index, t);
@@ -102,7 +113,7 @@ Tensor read_tensor(int index, const fb::Tensor* t, const std::string& file) {
       }
       for (size_t i = 0; i < ns; ++i) {
         const float s = q->scale()->Get(i);
-        const int64_t z = q->zero_point()->Get(i);
+        const int64_t z = unaligned_int64(*q->zero_point(), i);
         if (!std::isfinite(s) || s <= 0)
           throw CompileError(who + " has quantization scale " + std::to_string(s) + " (must be finite and > 0)");
         if (z < -(int64_t(1) << 31) || z >= (int64_t(1) << 31))
