@@ -546,18 +546,26 @@ class Emitter {
       for (const auto& gd : op.guards)
         guard += std::string(guard.empty() ? "" : " && ") + "(*(" + byte_address(gd.cond.buffer, gd.cond.offset) +
                  ") " + (gd.when ? "!=" : "==") + " 0)";
+      // Inside a loop region the step's lines are indented one level per open loop
+      // (the `for` of loop_code sits 4 columns in from its step).
+      auto indent = [&] { return std::string(4 * open_loops.size(), ' '); };
+      o["ind"] = indent();
       o["raw"] = TemplateList{};
       o["is_raw"] = op.loop != LoopMark::None;
       if (op.loop != LoopMark::None) {
-        TemplateList raw;
-        for (const std::string& line : loop_code(i, guard, poison_lines, &open_loops)) raw.push_back(line);
-        o["raw"] = raw;
+        // The End closes at its Begin's level; preprocessor lines stay in column 0.
+        const std::string ind = indent();
+        TemplateList lines;
+        for (const std::string& line : loop_code(i, guard, poison_lines, &open_loops))
+          lines.push_back(line[0] == '#' ? line : (op.loop == LoopMark::End ? indent() : ind) + "  " + line);
+        o["raw"] = lines;
         o["poison"] = TemplateList{};
         ops.push_back(o);
         continue;
       }
       o["guard"] = guard;
       o["guarded"] = !guard.empty();
+      o["gind"] = indent() + (guard.empty() ? "" : "  ");  // the call, inside its guard's `if`
       ops.push_back(o);
     }
     d.set("pools", pools);
@@ -583,14 +591,14 @@ class Emitter {
     const Node& n = *op.node;
     std::vector<std::string> c;
     auto add = [&](const std::string& line) {
-      if (!line.empty()) c.push_back(line);
+      if (line.find_first_not_of(' ') != std::string::npos) c.push_back(line);  // (an omitted copy: no line)
     };
     auto addr = [&](const BufferRef& r) { return byte_address(r.buffer, r.offset); };
     auto size_of = [](const Value* v) { return v ? v->size_bytes() : 0; };
     auto add_poison = [&]() {
       if (poison.empty()) return;
       add("#if KILN_POISON_DEAD");
-      for (const auto& p : poison) add("  " + p);
+      for (const auto& p : poison) add(p);
       add("#endif");
     };
     if (op.loop == LoopMark::Begin) {
