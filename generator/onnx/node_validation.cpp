@@ -287,6 +287,22 @@ class Validator {
                          (schema->max_output() == schema->min_output() ? "" : " to " + std::to_string(schema->max_output())));
   }
 
+  // Output 0 of an op that keeps its input's rank gets input 0's known rank, so a
+  // rank rule also holds behind such a chain (found by `make fuzz`: a rank-2 graph
+  // input through DequantizeLinear into a Conv crashed ONNX's convPoolShapeInference).
+  // A declared rank (value_info) is kept.
+  void propagate_rank(const onnx::NodeProto& np) {
+    static const std::set<std::string> keeps_rank = {
+        "Abs", "BatchNormalization", "Cast", "Ceil", "Clip", "DequantizeLinear", "Dropout", "Elu", "Erf",
+        "Exp", "Floor", "HardSigmoid", "HardSwish", "Identity", "LeakyRelu", "Log", "Neg", "Not",
+        "QuantizeLinear", "Reciprocal", "Relu", "Round", "Selu", "Sigmoid", "Sign", "Softplus", "Softsign",
+        "Sqrt", "Tanh"};
+    if (!is_default_domain(np.domain()) || !keeps_rank.count(np.op_type())) return;
+    if (np.input_size() < 1 || np.output_size() < 1 || np.output(0).empty()) return;
+    auto it = ranks_.find(np.input(0));
+    if (it != ranks_.end()) ranks_.emplace(np.output(0), it->second);
+  }
+
   void rank_rules(const onnx::NodeProto& np) {
     if (!is_default_domain(np.domain())) return;
     for (const auto& r : kRankRules) {
@@ -418,6 +434,7 @@ class Validator {
           constants_[np.output(0)] = &a.t();
         }
       }
+      propagate_rank(np);
       for (const auto& out : np.output()) define(out, node_who(np) + " output");
     }
     if (!top_level) return;

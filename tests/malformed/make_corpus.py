@@ -282,6 +282,21 @@ def build():
                [empty_huge]),
          "(empty) has non-zero dimensions whose product is above")
 
+    # Found by `make fuzz` (a SEGV inside ONNX's convPoolShapeInference): a rank-2
+    # graph input reaching a Conv through DequantizeLinear; the Conv's rank rule now
+    # sees ranks through rank-keeping ops.
+    dq = helper.make_node("DequantizeLinear", ["xq", "s", "zp"], ["xf"], name="dq")
+    conv_r2 = helper.make_node("Conv", ["xf", "w"], ["y"], name="conv", pads=[1, 1, 1, 1])
+    save("fuzz_conv_rank2_through_dequantize",
+         model([dq, conv_r2], [vi("xq", TensorProto.INT8, [1, 12])], [vi("y", F, None)],
+               [numpy_helper.from_array(weights((8, 3, 3, 3)), "w"),
+                numpy_helper.from_array(np.array(0.1, np.float32), "s"),
+                numpy_helper.from_array(np.array(0, np.int8), "zp")]),
+         "input 'xf' has rank 2")
+    # ... and the fuzzer's input itself, byte for byte (fuzz_raw/ is kept as found).
+    with open(os.path.join(HERE, "fuzz_raw", "conv_rank2_through_dequantize.onnx"), "rb") as raw:
+        save("fuzz_raw_conv_rank2_through_dequantize", raw.read(), "input 'dequantizelinear11' has rank 2")
+
     # ---- per-channel vectors the kernel indexes by channel (an out-of-bounds read
     # on the device when short) ---------------------------------------------------
     fl32 = lambda nm, v: numpy_helper.from_array(np.array(v, dtype=np.float32), nm)
