@@ -141,7 +141,8 @@ const std::vector<Pass>& pipeline_passes() {
       {"schedule", "scheduling operators",
        [](PipelineState& s, const PipelineOptions& o) {
          s.measured_orders.clear();
-         s.schedule = schedule_graph(*s.graph, o.schedule, s.lowered, [&](const Graph& g) {
+         s.schedule = schedule_graph(*s.graph, o.schedule, s.lowered, o.bufferize.activation_alignment,
+                                    [&](const Graph& g) {
            BufferizedProgram p = bufferize_choosing_overlaps(g, s.lowered, o.bufferize);
            const uint64_t peak = live_peak(p);
            s.measured_orders.emplace_back(node_order(g), std::move(p));

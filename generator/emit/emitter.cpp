@@ -553,11 +553,13 @@ class Emitter {
       o["raw"] = TemplateList{};
       o["is_raw"] = op.loop != LoopMark::None;
       if (op.loop != LoopMark::None) {
-        // The End closes at its Begin's level; preprocessor lines stay in column 0.
-        const std::string ind = indent();
+        // A Begin opens at its step's level; an End closes at its Begin's, which is
+        // the level once loop_code has popped it. Preprocessor lines stay in column 0.
+        const std::string step_level = indent();
+        const std::vector<std::string> code = loop_code(i, guard, poison_lines, &open_loops);
+        const std::string base = (op.loop == LoopMark::End ? indent() : step_level) + "  ";
         TemplateList lines;
-        for (const std::string& line : loop_code(i, guard, poison_lines, &open_loops))
-          lines.push_back(line[0] == '#' ? line : (op.loop == LoopMark::End ? indent() : ind) + "  " + line);
+        for (const std::string& line : code) lines.push_back(!line.empty() && line[0] == '#' ? line : base + line);
         o["raw"] = lines;
         o["poison"] = TemplateList{};
         ops.push_back(o);

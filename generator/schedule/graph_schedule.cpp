@@ -48,7 +48,8 @@ uint64_t align_up(uint64_t v, uint64_t a) { return a <= 1 ? v : (v + a - 1) / a 
 
 }  // namespace
 
-static schedule::Problem build_problem(const Graph& g, const std::vector<KernelCall>& calls) {
+static schedule::Problem build_problem(const Graph& g, const std::vector<KernelCall>& calls,
+                                       uint32_t activation_alignment) {
   std::vector<const Node*> nodes;
   std::map<const Node*, int> index;
   for (const auto& n : g.nodes) {
@@ -118,7 +119,6 @@ static schedule::Problem build_problem(const Graph& g, const std::vector<KernelC
   // Bytes as live_peak() counts them once bufferized: an activation rounded up to
   // its buffer alignment, a scratch area to its own (at least 4). With the same
   // rounding the order-independent bound cannot exceed a peak an order reaches.
-  const uint64_t activation_alignment = BufferizeOptions{}.activation_alignment;
   for (size_t s = 0; s < p.storages.size(); ++s)
     p.storages[s].bytes = caller[s] ? 0 : align_up(bytes[s], activation_alignment);
 
@@ -163,14 +163,6 @@ static schedule::Problem build_problem(const Graph& g, const std::vector<KernelC
   }
   return p;
 }
-
-static std::vector<KernelCall> lower_all(const Graph& g) {
-  std::vector<KernelCall> calls;
-  for (const auto& n : g.nodes) calls.push_back(lower_node(*n));
-  return calls;
-}
-
-schedule::Problem schedule_problem(const Graph& g) { return build_problem(g, lower_all(g)); }
 
 namespace {
 
@@ -222,7 +214,7 @@ void reorder(Graph& g, const std::vector<int>& order) {
 }  // namespace
 
 ScheduleReport schedule_graph(Graph& g, const std::string& mode, const LoweredGraph& lowered,
-                              const std::function<uint64_t(const Graph&)>& bound_of) {
+                              uint32_t activation_alignment, const std::function<uint64_t(const Graph&)>& bound_of) {
   const auto modes = schedule_modes();
   if (std::find(modes.begin(), modes.end(), mode) == modes.end())
     throw CompileError("--schedule '" + mode + "' is not one of auto, program, min-peak");
@@ -245,7 +237,7 @@ ScheduleReport schedule_graph(Graph& g, const std::string& mode, const LoweredGr
     r.note = "not searched: " + why;
     return r;
   }
-  const schedule::Problem p = build_problem(g, calls);
+  const schedule::Problem p = build_problem(g, calls, activation_alignment);
   std::vector<int> program(p.steps.size());
   std::iota(program.begin(), program.end(), 0);
   const schedule::Result best = schedule::min_peak_order(p);

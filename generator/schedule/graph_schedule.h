@@ -40,9 +40,6 @@ struct ScheduleReport {
 // The schedule modes --schedule accepts.
 std::vector<std::string> schedule_modes();
 
-// The scheduling problem of `g` in its current node order (step i = i-th node).
-schedule::Problem schedule_problem(const Graph& g);
-
 // Peak over the schedule of the bytes of live activation and scratch buffers
 // (each rounded up to its alignment): the workspace a plan of this program needs
 // at least, before the planner's own alignment refinement.
@@ -52,11 +49,13 @@ uint64_t live_peak(const BufferizedProgram& program);
 std::vector<const Node*> scratch_ops_at_peak(const BufferizedProgram& program);
 
 // Chooses the order per `mode` and reorders g.nodes (`lowered`: every node's kernel
-// call, lower/lowering.h). `bound_of` bufferizes the graph in its current order and
-// returns live_peak (the caller owns bufferization options). Throws CompileError for
-// an unknown mode.
+// call, lower/lowering.h). The problem counts an activation's bytes rounded up to
+// `activation_alignment`, as the bufferizer will place it (BufferizeOptions), so its
+// order-independent bound is comparable with live_peak. `bound_of` bufferizes the
+// graph in its current order and returns live_peak (the caller owns bufferization
+// options). Throws CompileError for an unknown mode.
 ScheduleReport schedule_graph(Graph& g, const std::string& mode, const LoweredGraph& lowered,
-                              const std::function<uint64_t(const Graph&)>& bound_of);
+                              uint32_t activation_alignment, const std::function<uint64_t(const Graph&)>& bound_of);
 
 nlohmann::json schedule_report_json(const ScheduleReport& r);
 std::string schedule_report_text(const ScheduleReport& r);
