@@ -11,6 +11,7 @@
 
 #include "onnx/node_conversion.h"
 #include "onnx/tensor_proto.h"
+#include "util/checked_math.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -126,6 +127,21 @@ const std::set<std::string> kUnsupportedNewOps = {
     "Col2Im",       "CenterCropPad", "BitwiseAnd",    "BitwiseOr",   "BitwiseXor",    "BitwiseNot",
     "DeformConv",   "AffineGrid",    "ImageDecoder",  "RegexFullMatch", "StringConcat", "StringSplit",
     "OptionalGetElement", "OptionalHasElement"};
+
+// The inputs and outputs the rewrites below read by position (opset 18..21 forms).
+// Node validation runs after this pass, on the opset-17 forms, so a rewrite checks
+// what it indexes first (found by `make fuzz`: a Gelu with no output was a
+// protobuf CHECK abort).
+struct Arity {
+  int inputs;   // leading inputs that must be present (named)
+  int outputs;  // leading outputs that must be present
+};
+const std::map<std::string, Arity> kRewriteArity = {
+    {"ReduceL1", {1, 1}},  {"ReduceL2", {1, 1}},   {"ReduceLogSum", {1, 1}}, {"ReduceLogSumExp", {1, 1}},
+    {"ReduceMax", {1, 1}}, {"ReduceMean", {1, 1}}, {"ReduceMin", {1, 1}},    {"ReduceProd", {1, 1}},
+    {"ReduceSumSquare", {1, 1}}, {"Split", {1, 1}}, {"Pad", {2, 1}},         {"Resize", {1, 1}},
+    {"DFT", {1, 1}},       {"Mish", {1, 1}},       {"Gelu", {1, 1}},         {"GroupNormalization", {3, 1}},
+    {"QuantizeLinear", {2, 1}}, {"DequantizeLinear", {2, 1}}};
 
 class Lowering {
  public:
@@ -268,6 +284,16 @@ class Lowering {
     const std::string hint = n.name().empty() ? op : n.name();
     if (kUnsupportedNewOps.count(op))
       throw CompileError(who + ": operator " + op + " (opset " + std::to_string(opset_) + ") is not supported");
+    if (auto a = kRewriteArity.find(op); a != kRewriteArity.end()) {
+      const auto require = [&](const auto& names, int count, const char* what) {
+        for (int i = 0; i < count; ++i)
+          if (i >= names.size() || names.Get(i).empty())
+            throw CompileError(who + ": " + what + " " + std::to_string(i) + " is missing (" + op + " needs " +
+                               std::to_string(count) + ", the node names " + std::to_string(names.size()) + ")");
+      };
+      require(n.input(), a->second.inputs, "input");
+      require(n.output(), a->second.outputs, "output");
+    }
     n_mut_ = n;
     NodeProto& m = n_mut_;
 
@@ -496,6 +522,11 @@ class Inliner {
   void expand(const NodeProto& call, int depth, std::vector<NodeProto>* out) {
     auto it = functions_.find({call.domain(), call.op_type()});
     if (it == functions_.end()) {
+      // Calls may fan out at every level (32 levels of two calls each would be 2^32
+      // nodes): the inlined graph is held to the node limit as it grows.
+      if (++inlined_nodes_ > kMaxGraphNodes)
+        throw CompileError("node '" + call.name() + "' (" + call.op_type() + "): inlining the model's functions gives more than " +
+                           std::to_string(kMaxGraphNodes) + " nodes, Kiln's limit");
       out->push_back(call);
       return;
     }
@@ -550,6 +581,7 @@ class Inliner {
 
   NameSource& names_;
   std::map<FunctionKey, const onnx::FunctionProto*> functions_;
+  int64_t inlined_nodes_ = 0;
 };
 
 }  // namespace

@@ -297,6 +297,33 @@ def build():
     with open(os.path.join(HERE, "fuzz_raw", "conv_rank2_through_dequantize.onnx"), "rb") as raw:
         save("fuzz_raw_conv_rank2_through_dequantize", raw.read(), "input 'dequantizelinear11' has rank 2")
 
+    # Opsets 18..21 are rewritten to opset-17 forms before node validation: a rewrite
+    # checks the inputs and outputs it reads (found by make fuzz: a Gelu with no
+    # output was a protobuf CHECK abort, exit 134).
+    gelu = helper.make_node("Gelu", ["x"], [], name="gelu")
+    save("fuzz_gelu_without_output", model([gelu], [vi("x", F, [2])], [vi("x", F, [2])], opset=20),
+         "Gelu 'gelu': output 0 is missing")
+    pad18 = helper.make_node("Pad", ["x"], ["y"], name="pad")
+    save("pad18_without_pads", model([pad18], [vi("x", F, [2])], [vi("y", F, None)], opset=18),
+         "Pad 'pad': input 1 is missing")
+    with open(os.path.join(HERE, "fuzz_raw", "gelu_without_output.onnx"), "rb") as raw:
+        save("fuzz_raw_gelu_without_output", raw.read(), "output 0 is missing")
+
+    # Model-local functions that call the next one twice, 24 levels deep: 2^24 nodes
+    # once inlined, refused at the node limit while inlining grows.
+    funcs = []
+    for level in range(24):
+        callee = f"F{level + 1}" if level < 23 else None
+        body = ([helper.make_node(callee, ["a"], ["t"], domain="local"), helper.make_node(callee, ["t"], ["b"], domain="local")]
+                if callee else [helper.make_node("Relu", ["a"], ["b"])])
+        funcs.append(helper.make_function("local", f"F{level}", ["a"], ["b"], body,
+                                          [helper.make_opsetid("", 13), helper.make_opsetid("local", 1)]))
+    fan = model([helper.make_node("F0", ["x"], ["y"], name="f0", domain="local")], [vi("x", F, [2])],
+                [vi("y", F, [2])])
+    fan.opset_import.append(helper.make_opsetid("local", 1))
+    fan.functions.extend(funcs)
+    save("functions_fan_out_2p24", fan, "inlining the model's functions gives more than 10000 nodes")
+
     # ---- per-channel vectors the kernel indexes by channel (an out-of-bounds read
     # on the device when short) ---------------------------------------------------
     fl32 = lambda nm, v: numpy_helper.from_array(np.array(v, dtype=np.float32), nm)
