@@ -2,12 +2,14 @@
 
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
 
 #include <charconv>
 #include <cmath>
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "onnx/node_conversion.h"
 #include "onnx/tensor_proto.h"
@@ -114,6 +116,30 @@ const RankRule kRankRules[] = {
     {"RoiAlign", 0, 4, 4}, {"MaxRoiPool", 0, 4, 4},
     {"GridSample", 0, 4, kMaxRank},
     {"Col2Im", 0, 3, 3},
+};
+
+// Pairs of inputs whose ranks must agree: ONNX's convPoolShapeInference takes the
+// kernel's spatial rank from the weights and indexes the input's strides and pads
+// with it (a rank-3 input with rank-4 weights read past them: a SEGV).
+struct SameRankRule {
+  const char* op;
+  int a, b;
+};
+const SameRankRule kSameRankRules[] = {
+    {"Conv", 0, 1}, {"ConvInteger", 0, 1}, {"QLinearConv", 0, 3}, {"ConvTranspose", 0, 1}, {"DeformConv", 0, 1},
+};
+
+// An axis attribute that ONNX's inference indexes the input's dimensions with
+// before checking it against the rank (LayerNormalization axis -2 on a rank-1
+// input read outside the shape: a SEGV). The axis lies in [-rank, rank - 1].
+struct AxisRule {
+  const char* op;
+  const char* attr;
+  int64_t default_axis;
+  int input;
+};
+const AxisRule kAxisRules[] = {
+    {"LayerNormalization", "axis", -1, 0},
 };
 
 // Rules on the values of constant inputs (an initializer or a Constant node) that
@@ -246,7 +272,10 @@ class Validator {
       throw CompileError(what + " '" + vi.name() + "' has rank " + std::to_string(t->tensor_type().shape().dim_size()) +
                          ", above Kiln's limit of " + std::to_string(kMaxRank));
     checked_elements(dims, what + " '" + vi.name() + "'");
-    if (t == &vi.type()) ranks_[vi.name()] = t->tensor_type().shape().dim_size();
+    if (t == &vi.type()) {
+      ranks_[vi.name()] = t->tensor_type().shape().dim_size();
+      types_[vi.name()] = vi.type();
+    }
   }
 
   void attribute_rules(const onnx::NodeProto& np) {
@@ -287,20 +316,46 @@ class Validator {
                          (schema->max_output() == schema->min_output() ? "" : " to " + std::to_string(schema->max_output())));
   }
 
-  // Output 0 of an op that keeps its input's rank gets input 0's known rank, so a
-  // rank rule also holds behind such a chain (found by `make fuzz`: a rank-2 graph
-  // input through DequantizeLinear into a Conv crashed ONNX's convPoolShapeInference).
-  // A declared rank (value_info) is kept.
-  void propagate_rank(const onnx::NodeProto& np) {
-    static const std::set<std::string> keeps_rank = {
-        "Abs", "BatchNormalization", "Cast", "Ceil", "Clip", "DequantizeLinear", "Dropout", "Elu", "Erf",
-        "Exp", "Floor", "HardSigmoid", "HardSwish", "Identity", "LeakyRelu", "Log", "Neg", "Not",
-        "QuantizeLinear", "Reciprocal", "Relu", "Round", "Selu", "Sigmoid", "Sign", "Softplus", "Softsign",
-        "Sqrt", "Tanh"};
-    if (!is_default_domain(np.domain()) || !keeps_rank.count(np.op_type())) return;
-    if (np.input_size() < 1 || np.output_size() < 1 || np.output(0).empty()) return;
-    auto it = ranks_.find(np.input(0));
-    if (it != ranks_.end()) ranks_.emplace(np.output(0), it->second);
+  // The types of a node's outputs by ONNX's own inference function for it, from
+  // the types known so far, so that each op's rank rule sees ranks that only
+  // inference knows: a Conv behind a Flatten, Reshape, Squeeze or Add of rank-2
+  // values crashed ONNX's convPoolShapeInference (found by `make fuzz` behind a
+  // DequantizeLinear). This is ONNX's model-level pass run one node at a time, each
+  // node only after its own rules held; a node it cannot type keeps unknown outputs
+  // (ONNX's pass names the error later). A declared rank (value_info) is kept.
+  void infer_types(const onnx::NodeProto& np) {
+    for (const auto& a : np.attribute())
+      if (a.has_g() || a.graphs_size() > 0) return;  // If / Loop / Scan: typed when lowered
+    auto op = opsets_.find(is_default_domain(np.domain()) ? "" : np.domain());
+    if (op == opsets_.end()) return;
+    const auto* schema = onnx::OpSchemaRegistry::Schema(np.op_type(), int(op->second), op->first);
+    if (!schema || !schema->has_type_and_shape_inference_function()) return;
+    std::unordered_map<std::string, onnx::TypeProto*> types;
+    std::unordered_map<std::string, const onnx::TensorProto*> data;
+    for (const auto& in : np.input()) {
+      if (auto t = types_.find(in); t != types_.end()) types[in] = &t->second;
+      if (auto c = constants_.find(in); c != constants_.end() && small_in_place(*c->second)) data[in] = c->second;
+    }
+    const std::unordered_map<std::string, const onnx::SparseTensorProto*> no_sparse;
+    onnx::NodeProto copy = np;  // the context takes a mutable node
+    onnx::shape_inference::InferenceContextImpl ctx(copy, types, data, no_sparse);
+    try {
+      schema->GetTypeAndShapeInferenceFunction()(ctx);
+    } catch (const std::exception&) {
+      return;
+    }
+    for (int i = 0; i < np.output_size(); ++i) {
+      const onnx::TypeProto* t = ctx.getOutputType(size_t(i));
+      if (np.output(i).empty() || !t || !t->has_tensor_type()) continue;
+      types_.emplace(np.output(i), *t);
+      if (t->tensor_type().has_shape()) ranks_.emplace(np.output(i), t->tensor_type().shape().dim_size());
+    }
+  }
+  // A constant whose data inference may read: held in the model, of a size a
+  // shape input has (a large or external tensor is no shape).
+  static bool small_in_place(const onnx::TensorProto& t) {
+    if (t.data_location() == onnx::TensorProto::EXTERNAL || t.dims_size() > 1) return false;
+    return t.dims_size() == 0 || t.dims(0) <= 4096;
   }
 
   void rank_rules(const onnx::NodeProto& np) {
@@ -313,6 +368,27 @@ class Validator {
         throw CompileError(node_who(np) + ": input '" + np.input(r.input) + "' has rank " + std::to_string(it->second) +
                            "; " + np.op_type() + " needs rank " +
                            (r.lo == r.hi ? std::to_string(r.lo) : std::to_string(r.lo) + " or more"));
+    }
+    for (const auto& r : kAxisRules) {
+      if (np.op_type() != r.op || r.input >= np.input_size()) continue;
+      auto rank = ranks_.find(np.input(r.input));
+      if (rank == ranks_.end()) continue;
+      int64_t axis = r.default_axis;
+      for (const auto& a : np.attribute())
+        if (a.name() == r.attr && a.type() == onnx::AttributeProto::INT) axis = a.i();
+      const int64_t n = rank->second;
+      if (axis < -n || axis >= n)
+        throw CompileError(node_who(np) + ": attribute '" + r.attr + "' is " + std::to_string(axis) + "; for input '" +
+                           np.input(r.input) + "' of rank " + std::to_string(n) + " it must lie in [" +
+                           std::to_string(-n) + ", " + std::to_string(n - 1) + "]");
+    }
+    for (const auto& r : kSameRankRules) {
+      if (np.op_type() != r.op || std::max(r.a, r.b) >= np.input_size()) continue;
+      auto a = ranks_.find(np.input(r.a)), b = ranks_.find(np.input(r.b));
+      if (a == ranks_.end() || b == ranks_.end() || a->second == b->second) continue;
+      throw CompileError(node_who(np) + ": input '" + np.input(r.a) + "' has rank " + std::to_string(a->second) +
+                         " but the weights '" + np.input(r.b) + "' have rank " + std::to_string(b->second) +
+                         "; " + np.op_type() + " needs them equal");
     }
   }
 
@@ -403,6 +479,9 @@ class Validator {
       tensor(t, "initializer '" + t.name() + "'", top_level);
       ranks_[t.name()] = t.dims_size();
       constants_[t.name()] = &t;
+      onnx::TypeProto& type = types_[t.name()];
+      type.mutable_tensor_type()->set_elem_type(t.data_type());
+      for (auto d : t.dims()) type.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
     }
     for (const auto& vi : g.input()) {
       if (!inputs.insert(vi.name()).second)
@@ -434,7 +513,7 @@ class Validator {
           constants_[np.output(0)] = &a.t();
         }
       }
-      propagate_rank(np);
+      infer_types(np);
       for (const auto& out : np.output()) define(out, node_who(np) + " output");
     }
     if (!top_level) return;
@@ -468,7 +547,8 @@ class Validator {
 
   const ModelProtoChecks& checks_;
   std::map<std::string, int64_t> opsets_;
-  std::map<std::string, int64_t> ranks_;  // declared ranks (inputs, value_info, initializers, Constant outputs)
+  std::map<std::string, int64_t> ranks_;  // declared ranks (inputs, value_info, initializers, Constant outputs), then inferred ones
+  std::unordered_map<std::string, onnx::TypeProto> types_;  // declared types, then inferred ones (infer_types)
   std::map<std::string, const onnx::TensorProto*> constants_;  // initializers and Constant values by name
   std::map<std::string, std::vector<int64_t>> ints_;           // integer constants read by constant_values
 };

@@ -126,6 +126,12 @@ def build():
          unary_model("LayerNormalization", {"axis": INT64_MAX}, x_shape=(2, 4), opset=17, extra_inputs=["g"],
                      inits=[numpy_helper.from_array(np.ones([4], np.float32), "g")]),
          "attribute 'axis' is 9223372036854775807")
+    # In the attribute's range but not the input's rank: ONNX 1.12 indexed the shape
+    # with it (a SEGV; found by re-declaring the node tests' inputs one rank lower).
+    save("layernorm_axis_below_rank",
+         unary_model("LayerNormalization", {"axis": -2}, x_shape=(4,), opset=17, extra_inputs=["g"],
+                     inits=[numpy_helper.from_array(np.ones([4], np.float32), "g")]),
+         "for input 'x' of rank 1 it must lie in [-1, 0]")
     save("softmax_axis_int64min", unary_model("Softmax", {"axis": INT64_MIN}), "attribute 'axis' is -9223372036854775808")
     save("transpose_perm_huge", unary_model("Transpose", {"perm": [0, 1, 2, 2**40]}), "attribute 'perm' is 1099511627776")
     save("convtranspose_rank0",
@@ -293,6 +299,19 @@ def build():
                 numpy_helper.from_array(np.array(0.1, np.float32), "s"),
                 numpy_helper.from_array(np.array(0, np.int8), "zp")]),
          "input 'xf' has rank 2")
+    # Ranks only inference knows: validation types each node by ONNX's own inference
+    # once the node's rules held, so a Conv behind a Flatten sees its rank-2 input.
+    flat = helper.make_node("Flatten", ["x"], ["xf"], name="flatten")
+    save("conv_rank2_behind_flatten",
+         model([flat, conv_r2], [vi("x", F, [1, 3, 4, 4])], [vi("y", F, ["n", "c"])],
+               [numpy_helper.from_array(weights((8, 3, 3, 3)), "w")]),
+         "input 'xf' has rank 2")
+    # Input and weights of different ranks: the kernel's rank comes from the weights,
+    # ONNX indexes the input's pads and strides with it (a SEGV).
+    save("conv_input_rank3_weights_rank4",
+         model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv")], [vi("x", F, [1, 3, 4])],
+               [vi("y", F, ["n", "c"])], [numpy_helper.from_array(weights((8, 3, 3, 3)), "w")]),
+         "input 'x' has rank 3 but the weights 'w' have rank 4")
     # ... and the fuzzer's input itself, byte for byte (fuzz_raw/ is kept as found).
     with open(os.path.join(HERE, "fuzz_raw", "conv_rank2_through_dequantize.onnx"), "rb") as raw:
         save("fuzz_raw_conv_rank2_through_dequantize", raw.read(), "input 'dequantizelinear11' has rank 2")
