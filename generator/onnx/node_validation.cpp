@@ -142,6 +142,19 @@ const AxisRule kAxisRules[] = {
     {"LayerNormalization", "axis", -1, 0},
 };
 
+// Inputs whose type ONNX 1.12's inference reads the shape of without checking it
+// has one (a tensor type with no shape: a SEGV; found by tests/fuzz/rank_sweep.py
+// and make fuzz). Kiln needs static shapes anyway; a model whose shape there is
+// unknown is refused before ONNX runs.
+struct ShapeRequired {
+  const char* op;
+  int input;
+};
+const ShapeRequired kShapeRequired[] = {
+    {"EyeLike", 0},
+    {"MaxUnpool", 1},
+};
+
 // Rules on the values of constant inputs (an initializer or a Constant node) that
 // ONNX's shape inference and Kiln's folding compute sizes from.
 enum class ValueRule {
@@ -369,6 +382,11 @@ class Validator {
                            "; " + np.op_type() + " needs rank " +
                            (r.lo == r.hi ? std::to_string(r.lo) : std::to_string(r.lo) + " or more"));
     }
+    for (const auto& r : kShapeRequired)
+      if (np.op_type() == r.op && r.input < np.input_size() && !np.input(r.input).empty() &&
+          !ranks_.count(np.input(r.input)))
+        throw CompileError(node_who(np) + ": input '" + np.input(r.input) + "' has no known shape; " + np.op_type() +
+                           " needs it before shape inference");
     for (const auto& r : kAxisRules) {
       if (np.op_type() != r.op || r.input >= np.input_size()) continue;
       auto rank = ranks_.find(np.input(r.input));

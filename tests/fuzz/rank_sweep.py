@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 """A structured sweep beside libFuzzer: every ONNX node test of libonnx-testdata with
-one graph input re-declared one rank lower, two ranks lower, one rank higher, or with
-its last dimension one larger, compiled by a release `kiln`. A mutation libFuzzer
+one graph input re-declared one rank lower, two ranks lower, one rank higher, with
+its last dimension one larger, or with no shape at all, compiled by a release `kiln`. A mutation libFuzzer
 rarely makes (a consistent shape of another rank), and the one that reaches ONNX's
 shape rules with ranks they index without checking. Prints each variant that did
 not end in a clean error or a compile (exit >= 128, a signal, a timeout, or a
 non-zero exit without a `kiln: error:` line) and keeps it in OUT; exits 1 if any.
 
-  tests/fuzz/rank_sweep.py build/kiln OUT   (about 20 minutes on 2 loaded cores)
+  tests/fuzz/rank_sweep.py build/kiln OUT [KINDS]   (about 25 minutes on 2 loaded cores)
+KINDS: a comma-separated subset of u, m1, m2, p1, s (all by default).
 """
 import copy
 import glob
@@ -20,7 +21,14 @@ import onnx
 NODE_TESTS = "/usr/share/libonnx-testdata/data/node"
 
 
-def variants(dims):
+def variants(dims, only=None):
+    for kind, new_dims in all_variants(dims):
+        if only is None or kind in only:
+            yield kind, new_dims
+
+
+def all_variants(dims):
+    yield "u", None  # a tensor type without a shape
     if len(dims) >= 1:
         yield "m1", dims[1:]
         yield "s", dims[:-1] + [dims[-1] + 1]
@@ -31,6 +39,7 @@ def variants(dims):
 
 def main():
     kiln, out = sys.argv[1], sys.argv[2]
+    only = set(sys.argv[3].split(",")) if len(sys.argv) > 3 else None
     os.makedirs(out, exist_ok=True)
     count, faults = 0, []
     for path in sorted(glob.glob(os.path.join(NODE_TESTS, "*", "model.onnx"))):
@@ -40,11 +49,13 @@ def main():
             if not vi.type.HasField("tensor_type") or not vi.type.tensor_type.HasField("shape"):
                 continue
             dims = [d.dim_value if d.HasField("dim_value") else 1 for d in vi.type.tensor_type.shape.dim]
-            for kind, new_dims in variants(dims):
+            for kind, new_dims in variants(dims, only):
                 m = copy.deepcopy(model)
                 shape = m.graph.input[i].type.tensor_type.shape
                 shape.ClearField("dim")
-                for d in new_dims:
+                if new_dims is None:
+                    m.graph.input[i].type.tensor_type.ClearField("shape")
+                for d in new_dims or []:
                     shape.dim.add().dim_value = d
                 f = os.path.join(out, f"{test}.{i}.{kind}.onnx")
                 onnx.save(m, f)

@@ -312,6 +312,14 @@ def build():
          model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv")], [vi("x", F, [1, 3, 4])],
                [vi("y", F, ["n", "c"])], [numpy_helper.from_array(weights((8, 3, 3, 3)), "w")]),
          "input 'x' has rank 3 but the weights 'w' have rank 4")
+    # An input whose shape ONNX's inference reads without checking it has one.
+    unpool = helper.make_node("MaxUnpool", ["x", "i"], ["y"], name="unpool", kernel_shape=[2, 2], strides=[2, 2])
+    save("maxunpool_indices_without_shape",
+         model([unpool], [vi("x", F, [1, 1, 2, 2]), vi("i", TensorProto.INT64, None)], [vi("y", F, [1, 1, 4, 4])]),
+         "input 'i' has no known shape")
+    save("eyelike_input_without_shape",
+         model([helper.make_node("EyeLike", ["x"], ["y"], name="eye")], [vi("x", F, None)], [vi("y", F, [2, 2])]),
+         "input 'x' has no known shape")
     # ... and the fuzzer's input itself, byte for byte (fuzz_raw/ is kept as found).
     with open(os.path.join(HERE, "fuzz_raw", "conv_rank2_through_dequantize.onnx"), "rb") as raw:
         save("fuzz_raw_conv_rank2_through_dequantize", raw.read(), "input 'dequantizelinear11' has rank 2")
@@ -325,6 +333,8 @@ def build():
     pad18 = helper.make_node("Pad", ["x"], ["y"], name="pad")
     save("pad18_without_pads", model([pad18], [vi("x", F, [2])], [vi("y", F, None)], opset=18),
          "Pad 'pad': input 1 is missing")
+    with open(os.path.join(HERE, "fuzz_raw", "maxunpool_indices_without_shape.onnx"), "rb") as raw:
+        save("fuzz_raw_maxunpool_indices_without_shape", raw.read(), "input 'xI' has no known shape")
     with open(os.path.join(HERE, "fuzz_raw", "gelu_without_output.onnx"), "rb") as raw:
         save("fuzz_raw_gelu_without_output", raw.read(), "output 0 is missing")
 
