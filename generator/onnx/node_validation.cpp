@@ -162,6 +162,7 @@ enum class ValueRule {
   Finite,         // Range start / limit
   Steps,          // Slice steps: not 0, and INT64_MIN cannot be negated
   NonNegative,    // Tile repeats, TopK K, Split sizes, OneHot depth
+  SplitSize,      // SplitToSequence split: a scalar is a chunk length (> 0, ONNX divides by it), a list is sizes (>= 0)
   ShapeTarget,    // ConstantOfShape / Expand shape: dims >= 0 and a tensor's worth of elements
   ReshapeTarget,  // Reshape shape: dims >= -1, the known ones a tensor's worth of elements
 };
@@ -175,6 +176,7 @@ const InputRule kInputRules[] = {
     {"Range", 2, ValueRule::NonZeroFinite},  {"Slice", 4, ValueRule::Steps},
     {"Tile", 1, ValueRule::NonNegative},     {"TopK", 1, ValueRule::NonNegative},
     {"Split", 1, ValueRule::NonNegative},    {"OneHot", 1, ValueRule::NonNegative},
+    {"SplitToSequence", 1, ValueRule::SplitSize},
     {"ConstantOfShape", 0, ValueRule::ShapeTarget}, {"Expand", 1, ValueRule::ShapeTarget},
     {"Reshape", 1, ValueRule::ReshapeTarget},
 };
@@ -457,6 +459,15 @@ class Validator {
         case ValueRule::NonNegative:
           for (auto v : ints)
             if (v < 0) fail("holds " + std::to_string(v) + "; it must not be negative");
+          break;
+        case ValueRule::SplitSize:
+          if (constants_.at(name)->dims_size() == 0) {
+            for (auto v : ints)
+              if (v <= 0) fail("is the chunk length " + std::to_string(v) + "; a scalar split must be positive");
+          } else {
+            for (auto v : ints)
+              if (v < 0) fail("holds the size " + std::to_string(v) + "; split sizes must not be negative");
+          }
           break;
         case ValueRule::ShapeTarget:
           checked_elements(ints, node_who(np) + ": target shape '" + name + "'");

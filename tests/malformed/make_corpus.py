@@ -337,6 +337,16 @@ def build():
         save("fuzz_raw_maxunpool_indices_without_shape", raw.read(), "input 'xI' has no known shape")
     with open(os.path.join(HERE, "fuzz_raw", "gelu_without_output.onnx"), "rb") as raw:
         save("fuzz_raw_gelu_without_output", raw.read(), "output 0 is missing")
+    # SplitToSequence with a scalar split of 0: ONNX 1.12's inference divides the
+    # axis length by it (SIGFPE, found by make fuzz).
+    split0 = helper.make_node("SplitToSequence", ["x", "n"], ["s"], name="split", axis=0)
+    at = helper.make_node("SequenceAt", ["s", "k"], ["y"], name="at")
+    save("splittosequence_scalar_split_zero",
+         model([split0, at], [vi("x", F, [4, 2])], [vi("y", F, None)],
+               [helper.make_tensor("n", I64, [], [0]), helper.make_tensor("k", I64, [], [0])]),
+         "a scalar split must be positive")
+    with open(os.path.join(HERE, "fuzz_raw", "splittosequence_scalar_split_zero.onnx"), "rb") as raw:
+        save("fuzz_raw_splittosequence_scalar_split_zero", raw.read(), "a scalar split must be positive")
 
     # Model-local functions that call the next one twice, 24 levels deep: 2^24 nodes
     # once inlined, refused at the node limit while inlining grows.
