@@ -1,5 +1,7 @@
 // The `kiln` command line: one subcommand per file in this folder.
 #include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -7,6 +9,7 @@
 #include "cli/compile_command.h"
 #include "planner/planner.h"
 #include "util/error.h"
+#include "util/fault_guard.h"
 #include "util/paths.h"
 #include "util/version.h"
 
@@ -31,19 +34,37 @@ int main(int argc, char** argv) {
     if (a.rfind("-mcpu", 0) == 0) a = "-" + a;
     args.push_back(a);
   }
-  try {
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  } catch (const kiln::CompileError& e) {
-    std::cerr << "kiln: error: " << e.what() << "\n";
-    return 1;
-  } catch (const kiln::planner::PlanError& e) {  // bad pool/pin flags, a plan that fits no pool
-    std::cerr << "kiln: error: " << e.what() << "\n";
-    return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "kiln: internal error: " << e.what() << "\n";
-    return 2;
+  auto run = [&]() -> int {
+    try {
+      app.parse(args);
+    } catch (const CLI::ParseError& e) {
+      return app.exit(e);
+    } catch (const kiln::CompileError& e) {
+      std::cerr << "kiln: error: " << e.what() << "\n";
+      return 1;
+    } catch (const kiln::planner::PlanError& e) {  // bad pool/pin flags, a plan that fits no pool
+      std::cerr << "kiln: error: " << e.what() << "\n";
+      return 1;
+    } catch (const std::exception& e) {
+      std::cerr << "kiln: internal error: " << e.what() << "\n";
+      return 2;
+    }
+    return 0;
+  };
+  // The compile runs in a child process so that a fault inside ONNX's library
+  // (which Kiln's validation has no rule for yet) is an error naming the node,
+  // not a crash (util/fault_guard.h). KILN_FAULT_GUARD=0 runs it in-process, for
+  // a debugger.
+  const char* guard = std::getenv("KILN_FAULT_GUARD");
+  if (guard && std::string(guard) == "0") return run();
+  const kiln::GuardedRun result = kiln::run_guarded(run);
+  if (result.signal == 0) return result.exit_code;
+  if (!kiln::is_fault_signal(result.signal)) {  // Ctrl-C, a timeout: end the way the child did
+    std::signal(result.signal, SIG_DFL);
+    std::raise(result.signal);
+    return 128 + result.signal;
   }
-  return 0;
+  std::cerr << "kiln: internal error: " << kiln::describe_fault(result)
+            << "; nothing was written. This is a bug: please report it with the model.\n";
+  return 2;
 }

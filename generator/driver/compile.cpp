@@ -25,6 +25,7 @@
 #include "schedule/graph_schedule.h"
 #include "tflite/tflite_importer.h"
 #include "util/error.h"
+#include "util/fault_guard.h"
 #include "util/progress.h"
 
 namespace kiln {
@@ -91,10 +92,12 @@ class StagingFolder {
       if (fs::create_directory(dir_, ec)) break;
       if (ec || i > 100) throw CompileError("cannot create a staging folder beside '" + target.string() + "'");
     }
+    fault_cleanup_folder(dir_.string());  // removed by the fault guard if the compiler dies
   }
   ~StagingFolder() {
     std::error_code ec;
     if (!dir_.empty()) fs::remove_all(dir_, ec);
+    fault_cleanup_folder("");
   }
   const fs::path& dir() const { return dir_; }
 

@@ -13,6 +13,7 @@
 #include "schedule/residual_fusion.h"
 #include "sequence/runtime_sequences.h"
 #include "util/error.h"
+#include "util/fault_guard.h"
 #include "util/progress.h"
 
 namespace kiln {
@@ -171,6 +172,7 @@ void run_pipeline(PipelineState& state, const PipelineOptions& options, const st
     throw std::logic_error("no pipeline pass named '" + last + "'");
   for (const Pass& p : passes) {
     progress_stage(p.name == "settle" && !options.fold ? "inferring shapes" : p.progress);
+    FaultScope scope("the pipeline's '" + p.name + "' pass");
     p.run(state, options);
     if (after) after(p, state);
     if (p.name == last) break;

@@ -11,6 +11,7 @@
 #include "onnx/node_validation.h"
 #include "util/checked_math.h"
 #include "util/error.h"
+#include "util/fault_guard.h"
 
 namespace kiln {
 
@@ -119,6 +120,7 @@ bool infer_node_shapes(Node& node) {
   for (auto& [k, v] : data) data_ptrs[k] = v.get();
   std::unordered_map<std::string, const onnx::SparseTensorProto*> no_sparse;
   onnx::shape_inference::InferenceContextImpl ctx(np, type_ptrs, data_ptrs, no_sparse);
+  FaultScope scope("ONNX's shape inference of " + node.describe());
   try {
     schema->GetTypeAndShapeInferenceFunction()(ctx);
   } catch (const std::exception& e) {

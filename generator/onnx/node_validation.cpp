@@ -15,6 +15,7 @@
 #include "onnx/tensor_proto.h"
 #include "util/checked_math.h"
 #include "util/error.h"
+#include "util/fault_guard.h"
 
 namespace kiln {
 
@@ -354,6 +355,7 @@ class Validator {
     const std::unordered_map<std::string, const onnx::SparseTensorProto*> no_sparse;
     onnx::NodeProto copy = np;  // the context takes a mutable node
     onnx::shape_inference::InferenceContextImpl ctx(copy, types, data, no_sparse);
+    FaultScope scope("ONNX's type inference of " + node_who(np));
     try {
       schema->GetTypeAndShapeInferenceFunction()(ctx);
     } catch (const std::exception&) {

@@ -19,6 +19,7 @@
 #include "onnx/node_validation.h"
 #include "onnx/tensor_proto.h"
 #include "util/error.h"
+#include "util/fault_guard.h"
 
 namespace kiln {
 
@@ -207,12 +208,15 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
     try {
       // The converter's adapters need input shapes (e.g. for broadcasting rules).
       try {
+        FaultScope scope("ONNX's shape inference of the opset-" + std::to_string(opset) + " model");
         onnx::shape_inference::InferShapes(model);
       } catch (const std::exception&) {
         // Not fatal here: shapes are inferred again, with errors reported, after conversion.
       }
       restore_sliced_initializers(model, mb);
       make_prelu_slopes_per_channel(model);
+      FaultScope scope("ONNX's version converter (opset " + std::to_string(opset) + " to " +
+                       std::to_string(kUpgradeOpset) + ")");
       model = onnx::version_conversion::ConvertVersion(model, int(kUpgradeOpset));
     } catch (const std::exception& e) {
       throw CompileError("model uses opset " + std::to_string(opset) + " and ONNX's version converter could not " +
@@ -257,29 +261,33 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
     // The path form resolves external data files relative to the model.
     bool external = mb.has_external_data;  // sliced initializers point at the model file itself: not external
     if (external && !on_disk) throw CompileError("a model held in memory cannot use external data");
+    FaultScope scope("ONNX's model checker");
     if (external) onnx::checker::check_model(model_path.string());
     else
       onnx::checker::check_model(model);
   } catch (const std::exception& e) {
     throw CompileError("model check failed: " + one_line(e.what()));
   }
-  try {
-    onnx::ShapeInferenceOptions so{/*check_type=*/true, /*error_mode=*/1, /*enable_data_propagation=*/true};
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), so);
-  } catch (const std::exception& e) {
-    // ONNX infers both branches of an If, and a branch that the fixed input shapes
-    // make dead may not type-check (PyTorch's Squeeze of a dimension that is not 1
-    // behind If(dim == 1)). Such a model is inferred without stopping at errors:
-    // Kiln's own per-node inference (node_shape_inference.h) rejects what is left
-    // of a real error once folding has decided the Ifs.
-    bool has_if = false;
-    for (const auto& np : g->node()) has_if |= np.op_type() == "If" && is_default_domain(np.domain());
-    if (!has_if) throw CompileError("shape inference failed: " + one_line(e.what()));
+  {
+    FaultScope scope("ONNX's shape inference of the model");
     try {
-      onnx::ShapeInferenceOptions lenient{/*check_type=*/true, /*error_mode=*/0, /*enable_data_propagation=*/true};
-      onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), lenient);
-    } catch (const std::exception& e2) {
-      throw CompileError("shape inference failed: " + one_line(e2.what()));
+      onnx::ShapeInferenceOptions so{/*check_type=*/true, /*error_mode=*/1, /*enable_data_propagation=*/true};
+      onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), so);
+    } catch (const std::exception& e) {
+      // ONNX infers both branches of an If, and a branch that the fixed input shapes
+      // make dead may not type-check (PyTorch's Squeeze of a dimension that is not 1
+      // behind If(dim == 1)). Such a model is inferred without stopping at errors:
+      // Kiln's own per-node inference (node_shape_inference.h) rejects what is left
+      // of a real error once folding has decided the Ifs.
+      bool has_if = false;
+      for (const auto& np : g->node()) has_if |= np.op_type() == "If" && is_default_domain(np.domain());
+      if (!has_if) throw CompileError("shape inference failed: " + one_line(e.what()));
+      try {
+        onnx::ShapeInferenceOptions lenient{/*check_type=*/true, /*error_mode=*/0, /*enable_data_propagation=*/true};
+        onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), lenient);
+      } catch (const std::exception& e2) {
+        throw CompileError("shape inference failed: " + one_line(e2.what()));
+      }
     }
   }
 

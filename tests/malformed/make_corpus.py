@@ -342,7 +342,7 @@ def build():
     split0 = helper.make_node("SplitToSequence", ["x", "n"], ["s"], name="split", axis=0)
     at = helper.make_node("SequenceAt", ["s", "k"], ["y"], name="at")
     save("splittosequence_scalar_split_zero",
-         model([split0, at], [vi("x", F, [4, 2])], [vi("y", F, None)],
+         model([split0, at], [vi("x", F, [4, 2])], [vi("y", F, [1, 2])],
                [helper.make_tensor("n", I64, [], [0]), helper.make_tensor("k", I64, [], [0])]),
          "a scalar split must be positive")
     with open(os.path.join(HERE, "fuzz_raw", "splittosequence_scalar_split_zero.onnx"), "rb") as raw:
