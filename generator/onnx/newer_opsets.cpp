@@ -368,6 +368,8 @@ class Lowering {
       if (const AttributeProto* axes = find_attr(n, "axes")) {
         if (attr_string(n, "coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize")
           throw CompileError(who + ": the axes attribute with tf_crop_and_resize is not supported");
+        if (axes->type() != AttributeProto::INTS || axes->ints_size() == 0)
+          throw CompileError(who + ": attribute axes must be a non-empty list of ints");
         const std::string ax_const = const_i64({axes->ints().begin(), axes->ints().end()}, false, hint);
         erase_attr(m, "axes");
         const std::string r = rank_of(n.input(0), hint);

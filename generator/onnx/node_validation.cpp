@@ -4,6 +4,7 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -121,13 +122,17 @@ const RankRule kRankRules[] = {
 
 // Pairs of inputs whose ranks must agree: ONNX's convPoolShapeInference takes the
 // kernel's spatial rank from the weights and indexes the input's strides and pads
-// with it (a rank-3 input with rank-4 weights read past them: a SEGV).
+// with it (a rank-3 input with rank-4 weights read past them: a SEGV); MaxUnpool's
+// inference reads the indices' dimension 1 unchecked (rank-1 indices: a SEGV, found
+// by make fuzz), and its contract gives the indices the input's dimensions.
 struct SameRankRule {
   const char* op;
   int a, b;
+  const char* b_role;  // what input b is, for the message
 };
 const SameRankRule kSameRankRules[] = {
-    {"Conv", 0, 1}, {"ConvInteger", 0, 1}, {"QLinearConv", 0, 3}, {"ConvTranspose", 0, 1}, {"DeformConv", 0, 1},
+    {"Conv", 0, 1, "weights"},        {"ConvInteger", 0, 1, "weights"},   {"QLinearConv", 0, 3, "weights"},
+    {"ConvTranspose", 0, 1, "weights"}, {"DeformConv", 0, 1, "weights"}, {"MaxUnpool", 0, 1, "indices"},
 };
 
 // An axis attribute that ONNX's inference indexes the input's dimensions with
@@ -409,9 +414,42 @@ class Validator {
       auto a = ranks_.find(np.input(r.a)), b = ranks_.find(np.input(r.b));
       if (a == ranks_.end() || b == ranks_.end() || a->second == b->second) continue;
       throw CompileError(node_who(np) + ": input '" + np.input(r.a) + "' has rank " + std::to_string(a->second) +
-                         " but the weights '" + np.input(r.b) + "' have rank " + std::to_string(b->second) +
+                         " but the " + r.b_role + " '" + np.input(r.b) + "' have rank " + std::to_string(b->second) +
                          "; " + np.op_type() + " needs them equal");
     }
+    check_shape_data_broadcast(np);
+  }
+
+  // ONNX 1.12's data propagation (the whole-model pass, which follows shape
+  // values through Shape, constants and arithmetic; Add / Sub / Mul from opset 14)
+  // broadcasts two int64 vectors by reading element 0 of the one-element side and
+  // element i of the other; an empty vector against a one-element one reads element
+  // 0 of the empty one (a SEGV, found by make fuzz through Resize-18's rewrite of an
+  // empty `axes`). Such an arithmetic on shape values is refused before it runs.
+  void check_shape_data_broadcast(const onnx::NodeProto& np) {
+    if (!is_default_domain(np.domain()) || np.input_size() != 2) return;
+    if (np.op_type() != "Add" && np.op_type() != "Sub" && np.op_type() != "Mul") return;
+    auto opset = opsets_.find("");
+    if (opset == opsets_.end()) return;
+    const auto* schema = onnx::OpSchemaRegistry::Schema(np.op_type(), int(opset->second), "");
+    if (!schema || !schema->has_data_propagation_function()) return;
+    int64_t n[2];
+    for (int k = 0; k < 2; ++k) {
+      auto t = types_.find(np.input(k));
+      if (t == types_.end() || !t->second.has_tensor_type()) return;
+      const auto& tt = t->second.tensor_type();
+      if (tt.elem_type() != onnx::TensorProto::INT64 || !tt.has_shape() || tt.shape().dim_size() > 1) return;
+      n[k] = 1;
+      for (const auto& d : tt.shape().dim()) {
+        if (!d.has_dim_value()) return;
+        n[k] = d.dim_value();
+      }
+    }
+    if (std::min(n[0], n[1]) != 0 || std::max(n[0], n[1]) != 1) return;
+    const int empty = n[0] == 0 ? 0 : 1;
+    throw CompileError(node_who(np) + ": input '" + np.input(empty) + "' is an empty int64 vector broadcast against the "
+                       "one-element '" + np.input(1 - empty) + "'; ONNX 1.12's shape-value propagation cannot take it "
+                       "(an empty list of axes, sizes or pads?)");
   }
 
   // The elements of a small constant input, or nothing when `name` is not an

@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """A structured sweep beside libFuzzer: every ONNX node test of libonnx-testdata with
-one graph input re-declared one rank lower, two ranks lower, one rank higher, with
-its last dimension one larger, or with no shape at all, compiled by a release `kiln`. A mutation libFuzzer
+one graph input re-declared one rank lower, two ranks lower, one rank higher, as
+rank 1 or rank 0 (a scalar), with its last dimension one larger, or with no shape
+at all, compiled by a release `kiln`. A mutation libFuzzer
 rarely makes (a consistent shape of another rank), and the one that reaches ONNX's
 shape rules with ranks they index without checking. Prints each variant that did
 not end in a clean error or a compile (exit >= 128, a signal, a timeout, or a
 non-zero exit without a `kiln: error:` line) and keeps it in OUT; exits 1 if any.
 
   tests/fuzz/rank_sweep.py build/kiln OUT [KINDS]   (about 25 minutes on 2 loaded cores)
-KINDS: a comma-separated subset of u, m1, m2, p1, s (all by default).
+KINDS: a comma-separated subset of u, m1, m2, p1, r1, r0, s (all by default).
 """
 import copy
 import glob
@@ -34,6 +35,12 @@ def all_variants(dims):
         yield "s", dims[:-1] + [dims[-1] + 1]
     if len(dims) >= 2:
         yield "m2", dims[2:]
+    # Rank 1 and rank 0 from rank 3 or more (m1 and m2 give them below that): inference
+    # functions that read dimension 1 of a second input unchecked (MaxUnpool's indices,
+    # found by make fuzz).
+    if len(dims) >= 3:
+        yield "r1", dims[-1:]
+        yield "r0", []
     yield "p1", [1] + dims
 
 

@@ -317,6 +317,13 @@ def build():
     save("maxunpool_indices_without_shape",
          model([unpool], [vi("x", F, [1, 1, 2, 2]), vi("i", TensorProto.INT64, None)], [vi("y", F, [1, 1, 4, 4])]),
          "input 'i' has no known shape")
+    # Indices of another rank than the input: ONNX reads the indices' dimension 1
+    # unchecked (rank-1 indices: a SEGV, found by make fuzz).
+    save("maxunpool_indices_rank1",
+         model([unpool], [vi("x", F, [1, 1, 2, 2]), vi("i", TensorProto.INT64, [4])], [vi("y", F, [1, 1, 4, 4])]),
+         "input 'x' has rank 4 but the indices 'i' have rank 1")
+    with open(os.path.join(HERE, "fuzz_raw", "maxunpool_indices_rank1.onnx"), "rb") as raw:
+        save("fuzz_raw_maxunpool_indices_rank1", raw.read(), "input 'xI' has rank 4 but the indices 'output_shape' have rank 1")
     save("eyelike_input_without_shape",
          model([helper.make_node("EyeLike", ["x"], ["y"], name="eye")], [vi("x", F, None)], [vi("y", F, [2, 2])]),
          "input 'x' has no known shape")
@@ -347,6 +354,23 @@ def build():
          "a scalar split must be positive")
     with open(os.path.join(HERE, "fuzz_raw", "splittosequence_scalar_split_zero.onnx"), "rb") as raw:
         save("fuzz_raw_splittosequence_scalar_split_zero", raw.read(), "a scalar split must be positive")
+
+    # An empty int64 vector broadcast against a one-element one: ONNX 1.12's data
+    # propagation (Add / Sub / Mul from opset 14) reads element 0 of the empty side (a
+    # SEGV, found by make fuzz through Resize-18's rewrite of an empty axes list).
+    empty = helper.make_node("Constant", [], ["e"], name="empty", value=helper.make_tensor("v", I64, [0], []))
+    rank = [helper.make_node("Shape", ["x"], ["s"], name="shape"), helper.make_node("Shape", ["s"], ["r"], name="rank")]
+    save("empty_shape_vector_plus_rank",
+         model([empty] + rank + [helper.make_node("Add", ["e", "r"], ["y"], name="add")], [vi("x", F, [1, 2, 3, 4])],
+               [vi("y", I64, [0])], opset=14),
+         "input 'e' is an empty int64 vector broadcast against the one-element 'r'")
+    resize_empty = helper.make_node("Resize", ["x", "", "scales"], ["y"], name="resize", axes=[], mode="nearest")
+    save("resize18_empty_axes",
+         model([resize_empty], [vi("x", F, [1, 2, 3, 4])], [vi("y", F, [1, 2, 3, 4])],
+               [helper.make_tensor("scales", F, [0], [])], opset=18),
+         "attribute axes must be a non-empty list of ints")
+    with open(os.path.join(HERE, "fuzz_raw", "resize18_empty_axes.onnx"), "rb") as raw:
+        save("fuzz_raw_resize18_empty_axes", raw.read(), "attribute axes must be a non-empty list of ints")
 
     # Model-local functions that call the next one twice, 24 levels deep: 2^24 nodes
     # once inlined, refused at the node limit while inlining grows.
