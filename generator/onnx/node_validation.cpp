@@ -319,13 +319,19 @@ class Validator {
 
   // Input and output counts against the operator's schema at the model's opset:
   // the version converter indexes a node's inputs by the schema before checking.
-  void arity(const onnx::NodeProto& np) {
-    if (np.output_size() == 0) throw CompileError(node_who(np) + ": the node has no outputs");
+  // The node's schema at the model's opset for its domain; null for an unknown
+  // domain (the importer names it) or operator (ONNX's checker names it).
+  const onnx::OpSchema* schema_of(const onnx::NodeProto& np) const {
     const std::string domain = is_default_domain(np.domain()) ? "" : np.domain();
     auto op = opsets_.find(domain);
-    if (op == opsets_.end()) return;  // the importer names the unknown domain
-    const auto* schema = onnx::OpSchemaRegistry::Schema(np.op_type(), int(op->second), domain);
-    if (!schema) return;  // unknown operator: ONNX's checker names it
+    if (op == opsets_.end()) return nullptr;
+    return onnx::OpSchemaRegistry::Schema(np.op_type(), int(op->second), domain);
+  }
+
+  void arity(const onnx::NodeProto& np) {
+    if (np.output_size() == 0) throw CompileError(node_who(np) + ": the node has no outputs");
+    const auto* schema = schema_of(np);
+    if (!schema) return;
     const int ins = np.input_size(), outs = np.output_size();
     if (ins < schema->min_input() || ins > schema->max_input())
       throw CompileError(node_who(np) + ": has " + std::to_string(ins) + " inputs; " + np.op_type() + "-" +
@@ -347,9 +353,7 @@ class Validator {
   void infer_types(const onnx::NodeProto& np) {
     for (const auto& a : np.attribute())
       if (a.has_g() || a.graphs_size() > 0) return;  // If / Loop / Scan: typed when lowered
-    auto op = opsets_.find(is_default_domain(np.domain()) ? "" : np.domain());
-    if (op == opsets_.end()) return;
-    const auto* schema = onnx::OpSchemaRegistry::Schema(np.op_type(), int(op->second), op->first);
+    const auto* schema = schema_of(np);
     if (!schema || !schema->has_type_and_shape_inference_function()) return;
     std::unordered_map<std::string, onnx::TypeProto*> types;
     std::unordered_map<std::string, const onnx::TensorProto*> data;
@@ -429,9 +433,7 @@ class Validator {
   void check_shape_data_broadcast(const onnx::NodeProto& np) {
     if (!is_default_domain(np.domain()) || np.input_size() != 2) return;
     if (np.op_type() != "Add" && np.op_type() != "Sub" && np.op_type() != "Mul") return;
-    auto opset = opsets_.find("");
-    if (opset == opsets_.end()) return;
-    const auto* schema = onnx::OpSchemaRegistry::Schema(np.op_type(), int(opset->second), "");
+    const auto* schema = schema_of(np);
     if (!schema || !schema->has_data_propagation_function()) return;
     int64_t n[2];
     for (int k = 0; k < 2; ++k) {
