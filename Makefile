@@ -79,8 +79,10 @@ demo: build
 	@echo
 	@echo "The generated module is in $(BUILD)/demo/cnn (metadata.h is its API)."
 
+# KILN_VERIFY_GRAPH=1: every compile a test makes checks the graph's invariants and
+# Kiln's operator definitions after every pass (ir/verify_graph.h).
 test: build
-	cd $(BUILD) && ctest -j $(JOBS) --output-on-failure --timeout 1500
+	cd $(BUILD) && KILN_VERIFY_GRAPH=1 ctest -j $(JOBS) --output-on-failure --timeout 1500
 
 bench: build
 	cmake --build $(BUILD) --target bench

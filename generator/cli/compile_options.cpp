@@ -155,6 +155,9 @@ void add_compile_options(CLI::App* cmd, CompileOptions* o) {
   cmd->add_flag("!--float-qdq", o->integer_quantized,
                 "keep a quantized model's ops in float between DequantizeLinear / QuantizeLinear "
                 "(default: rewrite them to integer ops)");
+  cmd->add_flag("--verify-graph", o->verify_graph,
+                "check the graph's invariants and Kiln's operator definitions after every pass (a failure is a "
+                "Kiln bug; on by default in debug builds and with KILN_VERIFY_GRAPH=1)");
   cmd->add_flag("!--no-alias", o->alias_views, "give view ops (Reshape, Flatten, ...) their own buffer and a copy");
   cmd->add_flag("!--no-in-place", o->in_place, "never let an element-wise op overwrite its input");
   cmd->add_flag("!--no-overlap", o->overlap,

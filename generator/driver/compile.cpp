@@ -145,6 +145,7 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
   po.bufferize.in_place = o.in_place;
   po.bufferize.overlap = o.overlap;
   po.schedule = o.schedule;
+  po.verify_graph = po.verify_graph || o.verify_graph;
   PipelineState state;
   state.graph = graph.get();
   run_pipeline(state, po);
@@ -153,7 +154,7 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
     target.emplace(t);
     bool from_lower = false;
     for (const Pass& p : pipeline_passes())
-      if ((from_lower = from_lower || p.name == "lower")) p.run(state, po);
+      if ((from_lower = from_lower || p.name == "lower")) run_pass(p, state, po);
   };
   // --memory-priority auto: the convolutions whose scratch is live at the peak take
   // lean im2col tiles (a quarter of an output row), round after round while the

@@ -46,6 +46,9 @@ struct CompileOptions {
   std::filesystem::path report_path;           // --report FILE.json (empty: none)
   std::filesystem::path memory_map_path;       // --memory-map FILE.svg
   bool quiet = false;                          // no summary on stdout
+  // --verify-graph: check the graph's invariants (ir/verify_graph.h) after every
+  // pass; also on in debug builds and with KILN_VERIFY_GRAPH=1 in the environment.
+  bool verify_graph = false;
 };
 
 // Runs the pipeline and writes the module into options.output_dir. Throws

@@ -1,10 +1,12 @@
 #include "driver/pipeline.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 
 #include "bufferize/overlap.h"
 #include "controlflow/control_flow.h"
+#include "ir/verify_graph.h"
 #include "onnx/node_shape_inference.h"
 #include "onnx/node_validation.h"
 #include "sequence/resolve_sequences.h"
@@ -165,15 +167,30 @@ const std::vector<Pass>& pipeline_passes() {
   return passes;
 }
 
+bool verify_graph_by_default() {
+#ifndef NDEBUG
+  return true;
+#else
+  const char* env = std::getenv("KILN_VERIFY_GRAPH");
+  return env && std::string(env) == "1";
+#endif
+}
+
+void run_pass(const Pass& pass, PipelineState& state, const PipelineOptions& options) {
+  FaultScope scope("the pipeline's '" + pass.name + "' pass");
+  pass.run(state, options);
+  if (options.verify_graph) verify_graph(*state.graph, "the '" + pass.name + "' pass");
+}
+
 void run_pipeline(PipelineState& state, const PipelineOptions& options, const std::string& last,
                   const std::function<void(const Pass&, const PipelineState&)>& after) {
   const auto& passes = pipeline_passes();
   if (!last.empty() && std::none_of(passes.begin(), passes.end(), [&](const Pass& p) { return p.name == last; }))
     throw std::logic_error("no pipeline pass named '" + last + "'");
+  if (options.verify_graph) verify_graph(*state.graph, "import");
   for (const Pass& p : passes) {
     progress_stage(p.name == "settle" && !options.fold ? "inferring shapes" : p.progress);
-    FaultScope scope("the pipeline's '" + p.name + "' pass");
-    p.run(state, options);
+    run_pass(p, state, options);
     if (after) after(p, state);
     if (p.name == last) break;
   }

@@ -31,12 +31,19 @@
 
 namespace kiln {
 
+// True in a debug build, or when the environment has KILN_VERIFY_GRAPH=1.
+bool verify_graph_by_default();
+
 struct PipelineOptions {
   bool fold = true;              // --no-fold: the settle pass only infers shapes, resolves, decides
   FoldOptions fold_options;
   bool integer_quantized = true;  // --float-qdq turns the quantize pass off
   BufferizeOptions bufferize;    // .overlap also turns the fuse pass on
   std::string schedule = "auto";  // --schedule
+  // Check the graph's invariants (ir/verify_graph.h) after import and after every
+  // pass: --verify-graph, and by default in debug builds and wherever
+  // KILN_VERIFY_GRAPH=1 is set (make test sets it for every test).
+  bool verify_graph = verify_graph_by_default();
 };
 
 // What the passes produce, in pipeline order.
@@ -61,6 +68,9 @@ struct Pass {
 
 // The passes, in order.
 const std::vector<Pass>& pipeline_passes();
+
+// Runs one pass, then (options.verify_graph) checks the graph it leaves.
+void run_pass(const Pass& pass, PipelineState& state, const PipelineOptions& options);
 
 // Runs the passes in order, through the one named `last` (empty: all of them).
 // `after`, when given, sees the state after each pass. Throws CompileError.

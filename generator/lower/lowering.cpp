@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
@@ -118,6 +119,11 @@ KernelCall lower_node(const Node& node) {
                        " (Kiln knows ai.onnx and the Adagrad/Momentum/Adam of ai.onnx.preview.training)");
   if (it == registry().end())
     throw CompileError(node.describe() + ": operator '" + node.op_type + "' is not supported by Kiln");
+  // Kiln's own operators are read through their definitions (ir/kiln_ops.h): a node
+  // that breaks one (an attribute missing or of the wrong type, a scale that is not
+  // finite) stops here, named, before its lowering reads it.
+  if (node.domain.empty() && ops::is_kiln_op(node.op_type))
+    if (auto problem = ops::verify_node(node)) throw CompileError(node.describe() + ": " + *problem);
   return it->second(node);
 }
 

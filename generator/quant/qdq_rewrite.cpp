@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "ir/kiln_ops.h"
 #include "quant/graph_edit.h"
 #include "quant/layout.h"
 #include "quant/onnx_lookup.h"
@@ -83,6 +84,18 @@ std::optional<std::vector<int64_t>> spatial_pads(const Node& n, const Shape& in_
     p[i + 2] = total - begin;
   }
   return p;
+}
+
+// The requantization attributes of an integer op with weights: input x, output
+// `out`, one scale per output channel (or one).
+ops::QuantIO quant_io(const QuantTensor& x, const QuantOutput& out, const std::vector<double>& requant) {
+  ops::QuantIO q;
+  q.x_zero_point = x.params.zero_point;
+  q.y_zero_point = out.params.zero_point;
+  q.act_min = out.act_min;
+  q.act_max = out.act_max;
+  q.requant_scale = requant;
+  return q;
 }
 
 // The output size of a 2-D window op, rounding down.
@@ -493,16 +506,10 @@ class Rewriter {
     std::vector<Value*> ins{xn, wv};
     if (!bias.empty()) ins.push_back(constant_value(g_, n.name + "_bias", int32_constant(bias)));
     Node* q = insert(anchor, op, n.name, ins, {yn});
-    q->attrs["strides"] = strides;
-    q->attrs["dilations"] = dil;
-    q->attrs["pads"] = *pads;
-    if (depthwise) q->attrs["depth_multiplier"] = cout / c;
-    else q->attrs["group"] = group;
-    q->attrs["x_zero_point"] = int64_t(x.params.zero_point);
-    q->attrs["y_zero_point"] = int64_t(out.params.zero_point);
-    q->attrs["requant_scale"] = requant;
-    q->attrs["act_min"] = int64_t(out.act_min);
-    q->attrs["act_max"] = int64_t(out.act_max);
+    const ops::Window2D window{strides, dil, *pads};
+    const ops::QuantIO quant = quant_io(x, out, requant);
+    if (depthwise) ops::set_attrs(*q, ops::QDepthwiseConv2D{window, cout / c, quant});
+    else ops::set_attrs(*q, ops::QConv2D{window, group, quant});
     from_nhwc(anchor, yn);
     return true;
   }
@@ -567,11 +574,7 @@ class Rewriter {
     if (!bias.empty()) ins.push_back(constant_value(g_, n.name + "_bias", int32_constant(bias)));
     Value* y = xs.size() == 2 ? detach(anchor, 0) : int8_value(n.name + "_2d", {m, nout});
     Node* q = insert(anchor, "KilnQFullyConnected", n.name, ins, {y});
-    q->attrs["x_zero_point"] = int64_t(x.params.zero_point);
-    q->attrs["y_zero_point"] = int64_t(out.params.zero_point);
-    q->attrs["requant_scale"] = requant;
-    q->attrs["act_min"] = int64_t(out.act_min);
-    q->attrs["act_max"] = int64_t(out.act_max);
+    ops::set_attrs(*q, ops::QFullyConnected{quant_io(x, out, requant)});
     if (xs.size() != 2) {
       Value* o = detach(anchor, 0);
       insert(anchor, "Reshape", n.name + "_unrows", {y, int64s(n.name + "_out_shape", o->shape)}, {o});
@@ -591,14 +594,16 @@ class Rewriter {
     const std::string op = "KilnQ" + n->op_type;
     if (!kernel(op, why)) return false;
     Node* q = replace_group(out->quantize, op, n->name, {a->q, b->q});
-    q->attrs["a_scale"] = double(a->params.scale);
-    q->attrs["a_zero_point"] = int64_t(a->params.zero_point);
-    q->attrs["b_scale"] = double(b->params.scale);
-    q->attrs["b_zero_point"] = int64_t(b->params.zero_point);
-    q->attrs["y_scale"] = double(out->params.scale);
-    q->attrs["y_zero_point"] = int64_t(out->params.zero_point);
-    q->attrs["act_min"] = int64_t(out->act_min);
-    q->attrs["act_max"] = int64_t(out->act_max);
+    ops::QBinary attrs;
+    attrs.a_scale = double(a->params.scale);
+    attrs.a_zero_point = int64_t(a->params.zero_point);
+    attrs.b_scale = double(b->params.scale);
+    attrs.b_zero_point = int64_t(b->params.zero_point);
+    attrs.y_scale = double(out->params.scale);
+    attrs.y_zero_point = int64_t(out->params.zero_point);
+    attrs.act_min = int64_t(out->act_min);
+    attrs.act_max = int64_t(out->act_max);
+    ops::set_attrs(*q, attrs);
     return true;
   }
 
@@ -657,11 +662,8 @@ class Rewriter {
     Value* yn = nhwc_of_output(anchor);
     Value* pooled = same ? yn : int8_value(n->name + "_pooled", yn->shape);
     Node* q = insert(anchor, qop, n->name, {xn}, {pooled});
-    q->attrs["kernel_shape"] = k;
-    q->attrs["strides"] = s;
-    q->attrs["pads"] = pads;
-    q->attrs["act_min"] = int64_t(same ? out->act_min : -128);
-    q->attrs["act_max"] = int64_t(same ? out->act_max : 127);
+    ops::set_attrs(*q, ops::QPool2D{k, s, pads, int64_t(same ? out->act_min : -128),
+                                    int64_t(same ? out->act_max : 127)});
     if (!same) {
       // The pool keeps its input's quantization; a lookup requantizes (exact for
       // max, which commutes with a monotone map; an average rounds twice).
@@ -689,8 +691,7 @@ class Rewriter {
     if (out->act_min != -128 || out->act_max != 127) return fail(why, "a clamp follows it");
     if (!kernel("KilnQSoftmax", why)) return false;
     Node* q = replace_group(out->quantize, "KilnQSoftmax", n->name, {x->q});
-    q->attrs["beta"] = 1.0;
-    q->attrs["x_scale"] = double(x->params.scale);
+    ops::set_attrs(*q, ops::QSoftmax{1.0, double(x->params.scale)});
     return true;
   }
 

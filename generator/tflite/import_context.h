@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/kiln_ops.h"
 #include "tflite/tflite_file.h"
 #include "tflite/tflite_schema_generated.h"
 
@@ -115,9 +116,7 @@ AxisPadding tflite_padding(tflite_fb::Padding padding, int64_t in, int64_t filte
 // Strides, dilations and pads [top, left, bottom, right] of a 2-D window operator
 // on NHWC `x` -> `y` (kernel kh x kw), after checking that the parameters are
 // positive and that `y`'s batch and spatial size are what TFLite computes.
-struct Window2D {
-  std::vector<int64_t> strides, dilations, pads;
-};
+using Window2D = ops::Window2D;
 Window2D window_2d(const ImportContext& c, const Operator& op, const Tensor& x, const Tensor& y,
                    tflite_fb::Padding padding, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw);
 

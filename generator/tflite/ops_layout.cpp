@@ -49,8 +49,7 @@ void quantize(ImportContext& c, const Operator& op) {
   if (x.shape != y.shape) c.fail(op, "input and output shapes differ");
   // TFLite rounds x / scale half away from zero (ONNX QuantizeLinear: to even).
   Node* n = c.add(op, "KilnQQuantizeF32", {c.value(op, 0)}, {c.output_value(op, 0)});
-  n->attrs["y_scale"] = double(c.scale(op, y));
-  n->attrs["y_zero_point"] = c.zero_point(op, y);
+  ops::set_attrs(*n, ops::QQuantizeF32{double(c.scale(op, y)), c.zero_point(op, y)});
 }
 
 // DEQUANTIZE: int8 -> float is DequantizeLinear.

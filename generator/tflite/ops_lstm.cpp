@@ -215,16 +215,18 @@ void unidirectional_sequence_lstm_int8(ImportContext& c, const Operator& op) {
   Value* bv = c.constant(op, Constant::from_int64s({4, n_cell}, bias_values)->cast_to(DType::Int32), "bias");
   Value* tv = c.constant(op, Constant::from_wide(DType::UInt16, {256}, table), "sigmoid_table");
   Node* n = c.add(op, "KilnQLstm", {c.value(op, kInput), wi, wr, bv, tv}, {c.output_value(op, 0)});
-  n->attrs["time_major"] = int64_t(time_major ? 1 : 0);
-  n->attrs["x_zero_point"] = c.zero_point(op, x);
-  n->attrs["h_zero_point"] = h_zp;
-  n->attrs["input_fc_scale"] = input_fc;
-  n->attrs["recurrent_fc_scale"] = recurrent_fc;
-  n->attrs["forget_cell_scale"] = q0_15 * double(cell_scale) / double(cell_scale);
-  n->attrs["input_cell_scale"] = q0_15 * q0_15 / double(cell_scale);
-  n->attrs["output_hidden_scale"] = q0_15 * q0_15 / double(h_scale);
-  n->attrs["cell_scale_power"] = int64_t(power);
-  n->attrs["cell_clip"] = cell_clip;
+  ops::QLstm q;
+  q.time_major = int64_t(time_major ? 1 : 0);
+  q.x_zero_point = c.zero_point(op, x);
+  q.h_zero_point = h_zp;
+  q.input_fc_scale = input_fc;
+  q.recurrent_fc_scale = recurrent_fc;
+  q.forget_cell_scale = q0_15 * double(cell_scale) / double(cell_scale);
+  q.input_cell_scale = q0_15 * q0_15 / double(cell_scale);
+  q.output_hidden_scale = q0_15 * q0_15 / double(h_scale);
+  q.cell_scale_power = int64_t(power);
+  q.cell_clip = cell_clip;
+  ops::set_attrs(*n, q);
 }
 
 }  // namespace

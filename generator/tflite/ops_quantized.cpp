@@ -6,7 +6,9 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
 
+#include "ir/kiln_ops.h"
 #include "tflite/import_context.h"
 #include "tflite/lookup_tables.h"
 
@@ -52,13 +54,16 @@ void check_int8_io(ImportContext& c, const Operator& op, std::initializer_list<c
   }
 }
 
-void set_quant_io(ImportContext& c, const Operator& op, Node* n, const Tensor& x, const Tensor& y,
-                  fb::ActivationFunctionType act) {
-  n->attrs["x_zero_point"] = c.zero_point(op, x);
-  n->attrs["y_zero_point"] = c.zero_point(op, y);
-  auto [lo, hi] = c.activation_range_int8(op, act, y);
-  n->attrs["act_min"] = lo;
-  n->attrs["act_max"] = hi;
+// The requantization of an op with weights: zero points, the fused activation's
+// clamp and the per-channel scales.
+ops::QuantIO quant_io(ImportContext& c, const Operator& op, const Tensor& x, const Tensor& w, const Tensor& y,
+                      fb::ActivationFunctionType act, int channel_axis) {
+  ops::QuantIO q;
+  q.requant_scale = requant_scales(c, op, x, w, y, channel_axis);
+  q.x_zero_point = c.zero_point(op, x);
+  q.y_zero_point = c.zero_point(op, y);
+  std::tie(q.act_min, q.act_max) = c.activation_range_int8(op, act, y);
+  return q;
 }
 
 void conv_2d(ImportContext& c, const Operator& op) {
@@ -80,12 +85,8 @@ void conv_2d(ImportContext& c, const Operator& op) {
   std::vector<Value*> ins{c.value(op, 0), c.value(op, 1)};
   if (Value* b = bias_value(c, op, cout)) ins.push_back(b);
   Node* n = c.add(op, "KilnQConv2D", ins, {c.output_value(op, 0)});
-  n->attrs["strides"] = win.strides;
-  n->attrs["dilations"] = win.dilations;
-  n->attrs["pads"] = win.pads;
-  n->attrs["group"] = cin / wcin;
-  n->attrs["requant_scale"] = requant_scales(c, op, x, w, y, 0);
-  set_quant_io(c, op, n, x, y, o->fused_activation_function());
+  ops::set_attrs(*n, ops::QConv2D{win, cin / wcin,
+                                  quant_io(c, op, x, w, y, o->fused_activation_function(), 0)});
 }
 
 void depthwise_conv_2d(ImportContext& c, const Operator& op) {
@@ -109,12 +110,8 @@ void depthwise_conv_2d(ImportContext& c, const Operator& op) {
                           c.constant(op, wc->reshaped({w.shape[1], w.shape[2], cout}), "weights")};
   if (Value* b = bias_value(c, op, cout)) ins.push_back(b);
   Node* n = c.add(op, "KilnQDepthwiseConv2D", ins, {c.output_value(op, 0)});
-  n->attrs["strides"] = win.strides;
-  n->attrs["dilations"] = win.dilations;
-  n->attrs["pads"] = win.pads;
-  n->attrs["depth_multiplier"] = cout / cin;
-  n->attrs["requant_scale"] = requant_scales(c, op, x, w, y, 3);
-  set_quant_io(c, op, n, x, y, o->fused_activation_function());
+  ops::set_attrs(*n, ops::QDepthwiseConv2D{win, cout / cin,
+                                           quant_io(c, op, x, w, y, o->fused_activation_function(), 3)});
 }
 
 void fully_connected(ImportContext& c, const Operator& op) {
@@ -146,8 +143,8 @@ void fully_connected(ImportContext& c, const Operator& op) {
   Value* yv = c.output_value(op, 0);
   Value* out = y.shape == Shape{m, nout} ? yv : c.temp(op, DType::Int8, {m, nout}, "matrix");
   Node* n = c.add(op, "KilnQFullyConnected", ins, {out});
-  n->attrs["requant_scale"] = requant_scales(c, op, x, w, y, 0);
-  set_quant_io(c, op, n, x, y, o ? o->fused_activation_function() : fb::ActivationFunctionType::NONE);
+  ops::set_attrs(*n, ops::QFullyConnected{quant_io(
+                         c, op, x, w, y, o ? o->fused_activation_function() : fb::ActivationFunctionType::NONE, 0)});
   if (out != yv) c.add(op, "Reshape", {out, c.int64s(op, y.shape, "out_shape")}, {yv}, "out");
 }
 
@@ -159,15 +156,16 @@ void binary(ImportContext& c, const Operator& op, const char* ir_op) {
   check_int8_io(c, op, {&a, &b, &y});
   const auto* o = c.options<Options>(op, false);
   Node* n = c.add(op, ir_op, {c.value(op, 0), c.value(op, 1)}, {c.output_value(op, 0)});
-  n->attrs["a_scale"] = double(c.scale(op, a));
-  n->attrs["a_zero_point"] = c.zero_point(op, a);
-  n->attrs["b_scale"] = double(c.scale(op, b));
-  n->attrs["b_zero_point"] = c.zero_point(op, b);
-  n->attrs["y_scale"] = double(c.scale(op, y));
-  n->attrs["y_zero_point"] = c.zero_point(op, y);
-  auto [lo, hi] = c.activation_range_int8(op, o ? o->fused_activation_function() : fb::ActivationFunctionType::NONE, y);
-  n->attrs["act_min"] = lo;
-  n->attrs["act_max"] = hi;
+  ops::QBinary q;
+  q.a_scale = double(c.scale(op, a));
+  q.a_zero_point = c.zero_point(op, a);
+  q.b_scale = double(c.scale(op, b));
+  q.b_zero_point = c.zero_point(op, b);
+  q.y_scale = double(c.scale(op, y));
+  q.y_zero_point = c.zero_point(op, y);
+  std::tie(q.act_min, q.act_max) =
+      c.activation_range_int8(op, o ? o->fused_activation_function() : fb::ActivationFunctionType::NONE, y);
+  ops::set_attrs(*n, q);
 }
 
 void pool_2d(ImportContext& c, const Operator& op, const char* ir_op) {
@@ -183,12 +181,12 @@ void pool_2d(ImportContext& c, const Operator& op, const char* ir_op) {
   Window2D win = window_2d(c, op, x, y, o->padding(), o->filter_height(), o->filter_width(), o->stride_h(),
                       o->stride_w(), 1, 1);
   Node* n = c.add(op, ir_op, {c.value(op, 0)}, {c.output_value(op, 0)});
-  n->attrs["kernel_shape"] = std::vector<int64_t>{o->filter_height(), o->filter_width()};
-  n->attrs["strides"] = win.strides;
-  n->attrs["pads"] = win.pads;
-  auto [lo, hi] = c.activation_range_int8(op, o->fused_activation_function(), y);
-  n->attrs["act_min"] = lo;
-  n->attrs["act_max"] = hi;
+  ops::QPool2D q;
+  q.kernel_shape = {o->filter_height(), o->filter_width()};
+  q.strides = win.strides;
+  q.pads = win.pads;
+  std::tie(q.act_min, q.act_max) = c.activation_range_int8(op, o->fused_activation_function(), y);
+  ops::set_attrs(*n, q);
 }
 
 void softmax(ImportContext& c, const Operator& op) {
@@ -201,8 +199,7 @@ void softmax(ImportContext& c, const Operator& op) {
   if (std::fabs(c.scale(op, y) - 1.0f / 256) > 1e-6f || c.zero_point(op, y) != -128)
     c.fail(op, "int8 output must have scale 1/256 and zero point -128");
   Node* n = c.add(op, "KilnQSoftmax", {c.value(op, 0)}, {c.output_value(op, 0)});
-  n->attrs["beta"] = double(o->beta());
-  n->attrs["x_scale"] = double(c.scale(op, x));
+  ops::set_attrs(*n, ops::QSoftmax{double(o->beta()), double(c.scale(op, x))});
 }
 
 void unary_lookup(ImportContext& c, const Operator& op) {
@@ -285,10 +282,8 @@ void mean(ImportContext& c, const Operator& op) {
     for (size_t i = 0; i < gone.size(); ++i) axes.push_back(int64_t(kept.size() + i));
   }
   Node* n = c.add(op, "KilnQMean", {xv}, {c.output_value(op, 0)});
-  n->attrs["axes"] = axes;
-  n->attrs["x_zero_point"] = c.zero_point(op, x);
-  n->attrs["y_zero_point"] = c.zero_point(op, y);
-  n->attrs["requant_scale"] = double(c.scale(op, x)) / double(c.scale(op, y));
+  ops::set_attrs(*n, ops::QMean{axes, c.zero_point(op, x), c.zero_point(op, y),
+                                double(c.scale(op, x)) / double(c.scale(op, y))});
 }
 
 // RESIZE_BILINEAR: TFLite's ResizeBilinearInteger (input and output quantization
@@ -311,8 +306,7 @@ void resize_bilinear(ImportContext& c, const Operator& op) {
       y.shape[3] != x.shape[3] || size[0] <= 0 || size[1] <= 0 || x.shape[1] <= 0 || x.shape[2] <= 0)
     c.fail(op, "the size input does not match the output shape");
   Node* n = c.add(op, "KilnQResizeBilinear", {c.value(op, 0)}, {c.output_value(op, 0)});
-  n->attrs["align_corners"] = int64_t(align_corners);
-  n->attrs["half_pixel_centers"] = int64_t(half_pixel);
+  ops::set_attrs(*n, ops::QResizeBilinear{int64_t(align_corners), int64_t(half_pixel)});
 }
 
 // BATCH_MATMUL: an adjoint operand is transposed (int8 data movement), then
@@ -337,12 +331,9 @@ void batch_matmul(ImportContext& c, const Operator& op) {
   if (av->shape.back() != bv->shape[bv->shape.size() - 2])
     c.fail(op, "inner dimensions differ: " + shape_str(av->shape) + " x " + shape_str(bv->shape));
   Node* n = c.add(op, "KilnQBatchMatMul", {av, bv}, {c.output_value(op, 0)});
-  n->attrs["a_zero_point"] = c.zero_point(op, a);
-  n->attrs["b_zero_point"] = c.zero_point(op, b);
-  n->attrs["y_zero_point"] = c.zero_point(op, y);
-  n->attrs["requant_scale"] = double(c.scale(op, a)) * double(c.scale(op, b)) / double(c.scale(op, y));
-  n->attrs["act_min"] = int64_t(-128);
-  n->attrs["act_max"] = int64_t(127);
+  ops::set_attrs(*n, ops::QBatchMatMul{c.zero_point(op, a), c.zero_point(op, b), c.zero_point(op, y),
+                                       double(c.scale(op, a)) * double(c.scale(op, b)) / double(c.scale(op, y)),
+                                       -128, 127});
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <regex>
 
 #include "../support/expect_contains.h"
+#include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
 #include "lower/lowering.h"
 #include "util/error.h"
@@ -592,6 +593,14 @@ TEST(LowerQuantized, McpuNamesTheMveCpus) {
   EXPECT_FALSE(lowering_target_for_mcpu("cortex-m4").mve);
   EXPECT_FALSE(lowering_target_for_mcpu("cortex-m33").mve);
   EXPECT_FALSE(lowering_target_for_mcpu("").mve);
+}
+
+// The operator table (ir/kiln_ops.h) and the lowerings agree: every Kiln operator
+// a lowering is registered for has a definition, and every definition a lowering.
+TEST(Lowering, EveryKilnOperatorHasADefinitionAndALowering) {
+  for (const std::string& op : supported_ops())
+    if (ops::is_kiln_op(op)) EXPECT_NE(ops::find_op_def(op), nullptr) << op << " is lowered but not defined";
+  for (const ops::OpDef& d : ops::kiln_op_defs()) EXPECT_TRUE(has_lowering(d.name)) << d.name << " has no lowering";
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "quant/fixed_point.h"
@@ -67,14 +68,15 @@ KernelCall lower_qbatch_matmul(const Node& n) {
     }
     offsets.insert(offsets.end(), {oa, ob});
   }
-  const int64_t a_zp = n.attr_int("a_zero_point", 0), b_zp = n.attr_int("b_zero_point", 0);
-  const int64_t y_zp = n.attr_int("y_zero_point", 0);
+  const auto attrs = ops::get_attrs<ops::QBatchMatMul>(n);
+  const int64_t a_zp = attrs.a_zero_point, b_zp = attrs.b_zero_point;
+  const int64_t y_zp = attrs.y_zero_point;
   for (int64_t z : {a_zp, b_zp, y_zp})
     if (z < -128 || z > 127) throw CompileError(n.describe() + ": zero points must be int8 values");
-  const int64_t act_min = n.attr_int("act_min", -128), act_max = n.attr_int("act_max", 127);
+  const int64_t act_min = attrs.act_min, act_max = attrs.act_max;
   if (act_min < -128 || act_max > 127 || act_min > act_max)
     throw CompileError(n.describe() + ": act_min/act_max is not a range inside [-128, 127]");
-  const double real = n.attr_float("requant_scale", 0.0);
+  const double real = attrs.requant_scale;
   if (!(real > 0.0) || !std::isfinite(real)) throw CompileError(n.describe() + ": requant_scale must be positive");
   const int64_t max_a = std::max<int64_t>(std::llabs(-128 - a_zp), std::llabs(127 - a_zp));
   const int64_t max_b = std::max<int64_t>(std::llabs(-128 - b_zp), std::llabs(127 - b_zp));

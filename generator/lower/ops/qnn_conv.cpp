@@ -9,6 +9,7 @@
 // with MVE (lowering_target()), Conv2D takes the int8-weight form instead
 // (kiln_conv2d_s8_w8: int8 rows in 16-tap chunks, the input offset folded into the
 // bias), half the flash of the int16 blocks.
+#include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
 #include "lower/spatial.h"
 #include "lower/ops/ops.h"
@@ -37,9 +38,9 @@ Geometry2D conv_geometry(const Node& n, int64_t kernel_h, int64_t kernel_w) {
                        shape_str(y->shape));
   check_fits_32bit(n, x->shape);
   check_fits_32bit(n, y->shape);
+  const ops::Window2D win = ops::get_attrs<ops::Window2D>(n);
   Geometry2D g{x->shape[0], x->shape[1], x->shape[2], x->shape[3], y->shape[1], y->shape[2], y->shape[3],
-               kernel_h,    kernel_w,    n.attr_ints("strides", {1, 1}), n.attr_ints("dilations", {1, 1}),
-               n.attr_ints("pads", {0, 0, 0, 0})};
+               kernel_h,    kernel_w,    win.strides, win.dilations, win.pads};
   if (g.strides.size() != 2 || g.dilations.size() != 2 || g.pads.size() != 4)
     throw CompileError(n.describe() + ": strides and dilations need 2 values, pads 4 [top, left, bottom, right]");
   for (int64_t v : g.strides)
@@ -83,7 +84,7 @@ KernelCall lower_qconv2d_form(const Node& n) {
   if (!w || w->shape.size() != 4)
     throw CompileError(n.describe() + ": weights must be constant [Cout, KH, KW, Cin/group]");
   const Geometry2D g = conv_geometry(n, w->shape[1], w->shape[2]);
-  const int64_t groups = n.attr_int("group", 1);
+  const int64_t groups = ops::get_attrs<ops::QConv2D>(n).group;
   if (groups < 1 || g.in_c % groups != 0 || g.out_c % groups != 0 || w->shape[0] != g.out_c ||
       w->shape[3] != g.in_c / groups)
     throw CompileError(n.describe() + ": weights " + shape_str(w->shape) + " do not match group=" +
@@ -176,7 +177,7 @@ KernelCall lower_qdepthwise_conv2d_form(const Node& n) {
   if (ws.size() == 4 && ws[0] == 1) ws.erase(ws.begin());
   if (!w || ws.size() != 3) throw CompileError(n.describe() + ": weights must be constant [KH, KW, Cout]");
   const Geometry2D g = conv_geometry(n, ws[0], ws[1]);
-  const int64_t mult = n.attr_int("depth_multiplier", 1);
+  const int64_t mult = ops::get_attrs<ops::QDepthwiseConv2D>(n).depth_multiplier;
   if (mult < 1 || g.out_c != g.in_c * mult || ws[2] != g.out_c)
     throw CompileError(n.describe() + ": weights " + shape_str(w->shape) + " do not match input channels " +
                        std::to_string(g.in_c) + " x depth_multiplier " + std::to_string(mult) + " = " +
@@ -236,7 +237,7 @@ KernelCall lower_qconv2d(const Node& n) {
   KernelCall k = lower_qconv2d_form(n);
   const Value* w = n.input(1);
   const Geometry2D g = conv_geometry(n, w->shape[1], w->shape[2]);
-  if (g.n != 1 || n.attr_int("group", 1) != 1) return k;
+  if (g.n != 1 || ops::get_attrs<ops::QConv2D>(n).group != 1) return k;
   const bool w8 = k.call.rfind("kiln_conv2d_s8_w8(", 0) == 0;
   const bool direct = w8 && g.kernel_h == 1 && g.kernel_w == 1 && g.in_c % 16 == 0 && g.pads[0] == 0 &&
                       g.pads[1] == 0 && (g.out_h - 1) * g.strides[0] < g.in_h && (g.out_w - 1) * g.strides[1] < g.in_w;

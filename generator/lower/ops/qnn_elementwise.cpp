@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "quant/fixed_point.h"
@@ -21,16 +22,6 @@ struct QBinary {
   int64_t a_zp, b_zp, y_zp, act_min, act_max;
 };
 
-double required_float(const Node& n, const char* name) {
-  if (!n.has_attr(name)) throw CompileError(n.describe() + ": attribute '" + name + "' is required");
-  return n.attr_float(name, 0.0);
-}
-
-int64_t required_int(const Node& n, const char* name) {
-  if (!n.has_attr(name)) throw CompileError(n.describe() + ": attribute '" + name + "' is required");
-  return n.attr_int(name, 0);
-}
-
 QBinary read_qbinary(const Node& n) {
   const Value *a = n.input(0), *b = n.input(1);
   const Value* y = n.outputs.at(0);
@@ -38,15 +29,16 @@ QBinary read_qbinary(const Node& n) {
   require_dtype(n, a, DType::Int8, "input a");
   require_dtype(n, b, DType::Int8, "input b");
   require_dtype(n, y, DType::Int8, "output");
+  const auto attrs = ops::get_attrs<ops::QBinary>(n);
   QBinary q;
-  q.a_scale = required_float(n, "a_scale");
-  q.b_scale = required_float(n, "b_scale");
-  q.y_scale = required_float(n, "y_scale");
-  q.a_zp = required_int(n, "a_zero_point");
-  q.b_zp = required_int(n, "b_zero_point");
-  q.y_zp = required_int(n, "y_zero_point");
-  q.act_min = n.attr_int("act_min", -128);
-  q.act_max = n.attr_int("act_max", 127);
+  q.a_scale = attrs.a_scale;
+  q.b_scale = attrs.b_scale;
+  q.y_scale = attrs.y_scale;
+  q.a_zp = attrs.a_zero_point;
+  q.b_zp = attrs.b_zero_point;
+  q.y_zp = attrs.y_zero_point;
+  q.act_min = attrs.act_min;
+  q.act_max = attrs.act_max;
   for (double s : {q.a_scale, q.b_scale, q.y_scale})
     if (!(s > 0.0) || !std::isfinite(s))
       throw CompileError(n.describe() + ": scales must be positive and finite");

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "quant/fixed_point.h"
@@ -23,8 +24,7 @@ std::string scale_init(const Node& n, double real, const char* what) {
   return ParamsInit().i("multiplier", q.multiplier).i("shift", q.shift).str();
 }
 
-std::string scales_init(const Node& n, const char* attr) {
-  const std::vector<double> v = n.attr_floats(attr);
+std::string scales_init(const Node& n, const std::vector<double>& v, const char* attr) {
   if (v.size() != 4) throw CompileError(n.describe() + ": attribute '" + attr + "' needs one value per gate");
   std::string s = "{";
   for (size_t g = 0; g < 4; ++g) s += (g ? ", " : " ") + scale_init(n, v[g], attr);
@@ -42,12 +42,10 @@ KernelCall lower_qlstm(const Node& n) {
   require_dtype(n, table, DType::UInt16, "table");
   require_dtype(n, y, DType::Int8, "output");
   for (int i = 1; i <= 4; ++i) constant_input(n, size_t(i), "weights, bias and table");
-  for (const char* a : {"x_zero_point", "h_zero_point", "input_fc_scale", "recurrent_fc_scale", "forget_cell_scale",
-                        "input_cell_scale", "output_hidden_scale", "cell_scale_power"})
-    if (!n.has_attr(a)) throw CompileError(n.describe() + ": attribute '" + a + "' is required");
+  const auto attrs = ops::get_attrs<ops::QLstm>(n);
   if (x->shape.size() != 3 || wi->shape.size() != 3 || wi->shape[0] != 4)
     throw CompileError(n.describe() + ": needs x [batch, steps, input] and input weights [4, cells, input]");
-  const bool time_major = n.attr_int("time_major", 0) != 0;
+  const bool time_major = attrs.time_major != 0;
   const int64_t steps = time_major ? x->shape[0] : x->shape[1], batch = time_major ? x->shape[1] : x->shape[0];
   const int64_t n_input = x->shape[2], n_cell = wi->shape[1];
   if (wi->shape[2] != n_input || wr->shape != Shape{4, n_cell, n_cell} || bias->shape != Shape{4, n_cell} ||
@@ -66,17 +64,17 @@ KernelCall lower_qlstm(const Node& n) {
   if (max_bias + std::max(n_input, n_cell) * 255 * 128 >= (int64_t(1) << 31))
     throw CompileError(n.describe() + ": a bias of " + std::to_string(max_bias) +
                        " could overflow the int32 accumulator");
-  const int64_t x_zp = n.attr_int("x_zero_point", 0), h_zp = n.attr_int("h_zero_point", 0);
+  const int64_t x_zp = attrs.x_zero_point, h_zp = attrs.h_zero_point;
   if (x_zp < -128 || x_zp > 127 || h_zp < -128 || h_zp > 127)
     throw CompileError(n.describe() + ": zero points must be int8 values");
   // TFLite Micro's Tanh of the cell state: left shift 15 + power - 3; a power-of-two
   // multiplier 3 << shift when it is not negative, else multiplier 3 and a rounding
   // right shift.
-  const int64_t power = n.attr_int("cell_scale_power", 0);
+  const int64_t power = attrs.cell_scale_power;
   if (power < -30 || power > 0) throw CompileError(n.describe() + ": cell state scale 2^" + std::to_string(power) + " is out of range");
   const int64_t tanh_shift = 15 + power - 3;
   const int64_t tanh_multiplier = tanh_shift >= 0 ? (int64_t(3) << tanh_shift) : 3;
-  const int64_t cell_clip = n.attr_int("cell_clip", 0);
+  const int64_t cell_clip = attrs.cell_clip;
   if (cell_clip < 0 || cell_clip > 32767) throw CompileError(n.describe() + ": cell_clip must be in [0, 32767]");
   KernelCall k;
   k.params_type = "kiln_lstm_s8_params_t";
@@ -88,11 +86,11 @@ KernelCall lower_qlstm(const Node& n) {
                       .i("time_major", time_major ? 1 : 0)
                       .i("x_offset", -x_zp)
                       .i("h_zero_point", h_zp)
-                      .raw("input_fc", scales_init(n, "input_fc_scale"))
-                      .raw("recurrent_fc", scales_init(n, "recurrent_fc_scale"))
-                      .raw("forget_times_cell", scale_init(n, n.attr_float("forget_cell_scale", 0), "forget_cell_scale"))
-                      .raw("input_times_cell_gate", scale_init(n, n.attr_float("input_cell_scale", 0), "input_cell_scale"))
-                      .raw("output_times_tanh", scale_init(n, n.attr_float("output_hidden_scale", 0), "output_hidden_scale"))
+                      .raw("input_fc", scales_init(n, attrs.input_fc_scale, "input_fc_scale"))
+                      .raw("recurrent_fc", scales_init(n, attrs.recurrent_fc_scale, "recurrent_fc_scale"))
+                      .raw("forget_times_cell", scale_init(n, attrs.forget_cell_scale, "forget_cell_scale"))
+                      .raw("input_times_cell_gate", scale_init(n, attrs.input_cell_scale, "input_cell_scale"))
+                      .raw("output_times_tanh", scale_init(n, attrs.output_hidden_scale, "output_hidden_scale"))
                       .i("cell_tanh_multiplier", tanh_multiplier)
                       .i("cell_tanh_shift", tanh_shift >= 0 ? 0 : -tanh_shift)
                       .i("cell_clip", cell_clip)

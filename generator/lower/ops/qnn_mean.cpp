@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "quant/fixed_point.h"
@@ -38,11 +39,10 @@ KernelCall lower_qmean(const Node& n) {
   if (!x) throw CompileError(n.describe() + ": needs x");
   require_dtype(n, x, DType::Int8, "input");
   require_dtype(n, y, DType::Int8, "output");
-  for (const char* a : {"axes", "x_zero_point", "y_zero_point", "requant_scale"})
-    if (!n.has_attr(a)) throw CompileError(n.describe() + ": attribute '" + a + "' is required");
+  const auto attrs = ops::get_attrs<ops::QMean>(n);
   const int64_t rank = int64_t(x->shape.size());
   std::vector<int64_t> axes;
-  for (int64_t a : n.attr_ints("axes")) axes.push_back(normalize_axis(n, a, rank));
+  for (int64_t a : attrs.axes) axes.push_back(normalize_axis(n, a, rank));
   std::sort(axes.begin(), axes.end());
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
   if (axes.empty()) throw CompileError(n.describe() + ": axes must not be empty");
@@ -59,10 +59,10 @@ KernelCall lower_qmean(const Node& n) {
                        std::to_string(outer * inner) + " elements");
   if (reduce <= 0 || reduce > (int64_t(1) << 22))
     throw CompileError(n.describe() + ": " + std::to_string(reduce) + " elements per mean (1 to 2^22 are supported)");
-  const int64_t x_zp = n.attr_int("x_zero_point", 0), y_zp = n.attr_int("y_zero_point", 0);
+  const int64_t x_zp = attrs.x_zero_point, y_zp = attrs.y_zero_point;
   if (x_zp < -128 || x_zp > 127 || y_zp < -128 || y_zp > 127)
     throw CompileError(n.describe() + ": zero points must be int8 values");
-  const double real = n.attr_float("requant_scale", 0.0);
+  const double real = attrs.requant_scale;
   if (!(real > 0.0) || !std::isfinite(real)) throw CompileError(n.describe() + ": requant_scale must be positive");
   const quant::QuantizedMultiplier m = mean_multiplier(quant::quantize_multiplier(real), reduce);
   const int64_t max_abs = reduce * std::max<int64_t>(std::llabs(-128 - x_zp), std::llabs(127 - x_zp));

@@ -2,6 +2,7 @@
 // kiln_avgpool2d_s8 / kiln_maxpool2d_s8 (crt/include/kiln/nn_s8_pool.h). The
 // average divides by the taps inside the input; the geometry is checked here so
 // the kernel never meets a window without one.
+#include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
 #include "lower/spatial.h"
 #include "lower/ops/ops.h"
@@ -12,8 +13,7 @@ namespace kiln {
 
 namespace {
 
-std::vector<int64_t> ints_attr(const Node& n, const char* name, std::vector<int64_t> dflt, size_t count) {
-  std::vector<int64_t> v = n.attr_ints(name, std::move(dflt));
+std::vector<int64_t> sized(const Node& n, const char* name, std::vector<int64_t> v, size_t count) {
   if (v.size() != count)
     throw CompileError(n.describe() + ": attribute '" + name + "' must have " + std::to_string(count) + " values");
   return v;
@@ -30,11 +30,11 @@ KernelCall lower_qpool(const Node& n, bool average) {
                        shape_str(y->shape));
   check_fits_32bit(n, x->shape);
   check_fits_32bit(n, y->shape);
-  if (!n.has_attr("kernel_shape")) throw CompileError(n.describe() + ": attribute 'kernel_shape' is required");
-  const auto kernel = ints_attr(n, "kernel_shape", {}, 2);
-  const auto strides = ints_attr(n, "strides", {1, 1}, 2);
-  const auto pads = ints_attr(n, "pads", {0, 0, 0, 0}, 4);  // top, left, bottom, right
-  const int64_t act_min = n.attr_int("act_min", -128), act_max = n.attr_int("act_max", 127);
+  const auto attrs = ops::get_attrs<ops::QPool2D>(n);
+  const auto kernel = sized(n, "kernel_shape", attrs.kernel_shape, 2);
+  const auto strides = sized(n, "strides", attrs.strides, 2);
+  const auto pads = sized(n, "pads", attrs.pads, 4);  // top, left, bottom, right
+  const int64_t act_min = attrs.act_min, act_max = attrs.act_max;
   if (act_min < -128 || act_max > 127 || act_min > act_max)
     throw CompileError(n.describe() + ": act_min/act_max [" + std::to_string(act_min) + ", " +
                        std::to_string(act_max) + "] is not a range inside [-128, 127]");

@@ -4,6 +4,7 @@
 // even, so a .tflite model's boundary is not a QuantizeLinear).
 #include <cmath>
 
+#include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
@@ -20,10 +21,9 @@ KernelCall lower_qquantize_f32(const Node& n) {
   require_dtype(n, y, DType::Int8, "output");
   if (x->shape != y->shape)
     throw CompileError(n.describe() + ": output " + shape_str(y->shape) + " differs from input " + shape_str(x->shape));
-  if (!n.has_attr("y_scale") || !n.has_attr("y_zero_point"))
-    throw CompileError(n.describe() + ": attributes 'y_scale' and 'y_zero_point' are required");
-  const float scale = float(n.attr_float("y_scale", 0.0));
-  const int64_t zp = n.attr_int("y_zero_point", 0);
+  const auto attrs = ops::get_attrs<ops::QQuantizeF32>(n);
+  const float scale = float(attrs.y_scale);
+  const int64_t zp = attrs.y_zero_point;
   if (!(scale > 0.0f) || !std::isfinite(scale)) throw CompileError(n.describe() + ": y_scale must be positive and finite");
   if (zp < -128 || zp > 127) throw CompileError(n.describe() + ": y_zero_point must be an int8 value");
   check_fits_32bit(n, x->shape);

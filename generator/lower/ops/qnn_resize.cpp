@@ -4,6 +4,7 @@
 // (scale in 1/1024 pixel, rounded; half-pixel centers shift by half a pixel), one
 // table entry (lower source index, upper source index, fraction) per output row
 // and per output column.
+#include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
@@ -46,8 +47,9 @@ KernelCall lower_qresize_bilinear(const Node& n) {
   for (size_t d : {1, 2})
     if (x->shape[d] < 1 || y->shape[d] < 1 || x->shape[d] > (1 << 20) || y->shape[d] > (1 << 20))
       throw CompileError(n.describe() + ": spatial sizes must be in [1, 2^20]");
-  const bool align_corners = n.attr_int("align_corners", 0) != 0;
-  const bool half_pixel = n.attr_int("half_pixel_centers", 0) != 0;
+  const auto attrs = ops::get_attrs<ops::QResizeBilinear>(n);
+  const bool align_corners = attrs.align_corners != 0;
+  const bool half_pixel = attrs.half_pixel_centers != 0;
   if (align_corners && half_pixel)
     throw CompileError(n.describe() + ": align_corners and half_pixel_centers cannot both be set");
   const auto rows = source_table(n, int32_t(x->shape[1]), int32_t(y->shape[1]), align_corners, half_pixel, "row");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
 #include "quant/fixed_point.h"
 #include "util/error.h"
@@ -23,18 +24,19 @@ void put_le(std::vector<uint8_t>& out, uint64_t v, int bytes) {
 }  // namespace
 
 S8Quant read_s8_quant(const Node& n, int64_t channels) {
+  const ops::QuantIO a = ops::get_attrs<ops::QuantIO>(n);
   S8Quant q;
-  q.x_zero_point = n.attr_int("x_zero_point", 0);
-  q.y_zero_point = n.attr_int("y_zero_point", 0);
-  q.act_min = n.attr_int("act_min", -128);
-  q.act_max = n.attr_int("act_max", 127);
+  q.x_zero_point = a.x_zero_point;
+  q.y_zero_point = a.y_zero_point;
+  q.act_min = a.act_min;
+  q.act_max = a.act_max;
   check_int8(n, "x_zero_point", q.x_zero_point);
   check_int8(n, "y_zero_point", q.y_zero_point);
   check_int8(n, "act_min", q.act_min);
   check_int8(n, "act_max", q.act_max);
   if (q.act_min > q.act_max) throw CompileError(n.describe() + ": act_min is above act_max");
   if (!n.has_attr("requant_scale")) throw CompileError(n.describe() + ": needs the requant_scale attribute");
-  std::vector<double> s = n.attr_floats("requant_scale");
+  const std::vector<double>& s = a.requant_scale;
   if (s.size() != 1 && int64_t(s.size()) != channels)
     throw CompileError(n.describe() + ": requant_scale has " + std::to_string(s.size()) + " values, expected 1 or " +
                        std::to_string(channels));

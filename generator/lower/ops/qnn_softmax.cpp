@@ -4,6 +4,7 @@
 // (quant/gemmlowp_fixed_point.h); the kernel sums, takes the reciprocal and rescales.
 #include <cmath>
 
+#include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "quant/gemmlowp_fixed_point.h"
@@ -23,9 +24,9 @@ KernelCall lower_qsoftmax(const Node& n) {
     throw CompileError(n.describe() + ": x must have rank >= 1 and y its shape (got " + shape_str(x->shape) +
                        " -> " + shape_str(y->shape) + ")");
   check_fits_32bit(n, x->shape);
-  if (!n.has_attr("x_scale")) throw CompileError(n.describe() + ": attribute 'x_scale' is required");
-  const double beta = n.attr_float("beta", 1.0);
-  const double x_scale = n.attr_float("x_scale", 0.0);
+  const auto attrs = ops::get_attrs<ops::QSoftmax>(n);
+  const double beta = attrs.beta;
+  const double x_scale = attrs.x_scale;
   if (!(beta > 0.0) || !std::isfinite(beta) || !(x_scale > 0.0) || !std::isfinite(x_scale))
     throw CompileError(n.describe() + ": beta and x_scale must be positive and finite");
   // TFLite requires beta * x_scale, in Q5.26, to be a multiplier above 1.
