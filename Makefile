@@ -11,8 +11,9 @@
 #   make conformance-update  same, and rewrites tests/conformance/expected_failures.txt
 #   make install    install kiln, its templates, runtime and boards (PREFIX=/usr/local,
 #                   DESTDIR= for staging): bin/kiln, share/kiln/{templates,crt,boards}
-#   make package    a Debian package of Kiln (build/kiln_<version>-1_<arch>.deb),
-#                   installable with `apt install ./build/kiln_*.deb`
+#   make package    a Debian package of Kiln (build/kiln_<version>_<arch>.deb, a stripped
+#                   kiln), installable with `apt install ./build/kiln_*.deb`, and its
+#                   debug information (build/kiln-dbgsym_<version>_<arch>.ddeb)
 #   make fuzz       libFuzzer over the importer and the whole pipeline for
 #                   FUZZ_SECONDS (FUZZ_FORMAT=onnx or tflite, FUZZ_JOBS processes;
 #                   clang, ASan+UBSan, its own build dir build-fuzz/); writes
