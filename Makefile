@@ -1,16 +1,19 @@
 # Kiln's front door. `make demo` and `make test` install what they need (Debian
 # packages, via apt-get), configure and build, then run.
 #
-#   make            build the host tool and the runtime (build/)
-#   make demo       compile examples/cnn, run it on QEMU mps2-an386, print results
-#   make test       every test: unit, end-to-end (host + QEMU), conformance
+#   make            build the host tool and the runtime (build/kiln; target `kiln`)
+#   make demo       the same, then compile examples/cnn, run it on QEMU mps2-an386,
+#                   print results (builds nothing else: no test binary)
+#   make build-all  every target: the tool, the test binaries, the benchmarks
+#   make test       build-all, then every test: unit, end-to-end (host + QEMU), conformance
 #   make bench      planner / folding / kernel benchmarks (numbers, not pass/fail)
 #   make conformance  the ONNX backend test suite, writes tests/conformance/STATUS.md
 #   make conformance-update  same, and rewrites tests/conformance/expected_failures.txt
 #   make install    install kiln, its templates, runtime and boards (PREFIX=/usr/local,
 #                   DESTDIR= for staging): bin/kiln, share/kiln/{templates,crt,boards}
-#   make package    a Debian package of Kiln (build/kiln_<version>-1_<arch>.deb),
-#                   installable with `apt install ./build/kiln_*.deb`
+#   make package    a Debian package of Kiln (build/kiln_<version>_<arch>.deb, a stripped
+#                   kiln), installable with `apt install ./build/kiln_*.deb`, and its
+#                   debug information (build/kiln-dbgsym_<version>_<arch>.ddeb)
 #   make fuzz       libFuzzer over the importer and the whole pipeline for
 #                   FUZZ_SECONDS (FUZZ_FORMAT=onnx or tflite, FUZZ_JOBS processes;
 #                   clang, ASan+UBSan, its own build dir build-fuzz/); writes
@@ -34,7 +37,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps fuzz-deps install-packages configure build demo test bench conformance conformance-update install package fuzz clean
+.PHONY: all deps fuzz-deps install-packages configure build build-all demo test bench conformance conformance-update install package fuzz clean
 
 all: build
 
@@ -60,7 +63,13 @@ $(BUILD)/build.ninja: | deps
 
 configure: deps $(BUILD)/build.ninja
 
+# The tool and what it reads at run time (the runtime's kernel index): all that
+# `make demo`, `make install` and `make package` need. The ~400 other targets are
+# the test binaries and benchmarks; `make test` builds them.
 build: configure
+	cmake --build $(BUILD) -j $(JOBS) --target kiln
+
+build-all: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The demo: compile the bundled PyTorch-exported CNN into user-named pools (64 KiB
@@ -81,7 +90,7 @@ demo: build
 
 # KILN_VERIFY_GRAPH=1: every compile a test makes checks the graph's invariants and
 # Kiln's operator definitions after every pass (ir/verify_graph.h).
-test: build
+test: build-all
 	cd $(BUILD) && KILN_VERIFY_GRAPH=1 ctest -j $(JOBS) --output-on-failure --timeout 1500
 
 bench: build

@@ -1,5 +1,5 @@
 #!/bin/bash
-# MLPerf Tiny benchmark: every reference int8 model (shared/data/mlperf-tiny) through
+# MLPerf Tiny benchmark: every reference int8 model (tests/data/mlperf-tiny) through
 # `kiln verify` on each QEMU board, three data sets each. Prints one markdown table
 # (instructions per inference: the median of the three runs, which must all PASS;
 # workspace bytes against the plan's lower bound and against the workspace of the
@@ -30,6 +30,10 @@ declare -A LABEL=([kws_ref_model]=KWS [vww_96_int8]=VWW [pretrainedResnet_quant]
 declare -A TARGET=([kws_ref_model.mps2-an386]=4000000 [vww_96_int8.mps2-an386]=8000000
                    [pretrainedResnet_quant.mps2-an386]=15000000 [ad01_int8.mps2-an386]=400000
                    [kws_ref_model.mps3-an547]=1500000)
+if [ ! -d "$DATA" ]; then
+  echo "mlperf bench: $DATA not found (the MLPerf Tiny models), skipped"
+  exit 0
+fi
 mkdir -p "$WORK"
 
 # "target" is the figure of issue 13 where it names one, with the ratio measured/target.
@@ -58,7 +62,11 @@ run() {
   for m in $MODELS; do
     for fmt in tflite qdq; do
       if [ "$fmt" = tflite ]; then file="$DATA/$m.tflite"; else
-        [ -n "$QDQ" ] && [ -f "$QDQ/$m.onnx" ] || continue; file="$QDQ/$m.onnx"; fi
+        if [ -z "$QDQ" ] || [ ! -f "$QDQ/$m.onnx" ]; then
+          echo "mlperf bench: no ONNX QDQ form of $m in ${QDQ:-(no --qdq)} (the quant tests write it), skipped" >&2
+          continue
+        fi
+        file="$QDQ/$m.onnx"; fi
       for b in $BOARDS; do
         read -r instr ws lb before par st <<< "$(run $fmt "$file" $m $b)"
         t=${TARGET[$m.$b]:-}

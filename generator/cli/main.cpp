@@ -18,11 +18,12 @@
 #include "cli/inspect_command.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"kiln: an ahead-of-time compiler from ONNX and TFLite models to plain C for Cortex-M microcontrollers"};
+  // Named: args below are parsed without argv[0], so CLI11 would print "Usage: [OPTIONS]".
+  CLI::App app{"kiln: an ahead-of-time compiler from ONNX and TFLite models to plain C for Cortex-M microcontrollers",
+               "kiln"};
   app.require_subcommand(1);
   // The version, the commit, and where templates/crt/boards are read from.
-  app.set_version_flag("--version", std::string("kiln ") + kiln::kiln_version() + " (commit " + kiln::kiln_commit() +
-                                        ")\ndata: " + kiln::kiln_home().string());
+  app.set_version_flag("--version", kiln::kiln_identity() + "\ndata: " + kiln::kiln_home().string());
   kiln::add_compile_command(app);
   kiln::add_verify_command(app);
   kiln::add_plan_command(app);

@@ -15,6 +15,7 @@
 #include "ir/loop_region.h"
 #include "util/error.h"
 #include "util/paths.h"
+#include "util/version.h"
 
 namespace kiln {
 
@@ -22,7 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kVersion = "0.1.0";
 
 // A file of the module: written under `dir`, or only rendered when `dir` is empty
 // (EmitOptions::write_files off).
@@ -280,7 +280,7 @@ class Emitter {
 
   TemplateData common_data() const {
     TemplateData d;
-    d.set("version", kVersion);
+    d.set("generator", kiln_identity());
     d.set("model_file", opt_.model_file);
     d.set("mod", mod_);
     d.set("MOD", MOD_);

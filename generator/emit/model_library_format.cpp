@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/version.h"
 
 namespace kiln {
 
@@ -83,7 +84,7 @@ void write_model_library_format(const CompiledModule& m, const fs::path& tar_pat
   nlohmann::json j;
   j["version"] = 7;
   j["model_name"] = m.module_name;
-  j["generator"] = "kiln 0.1.0";
+  j["generator"] = kiln_identity();
   j["executors"] = {"aot"};
   j["style"] = "full-model";
   for (const auto& p : m.pools)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the small QDQ models of the ONNX integer e2e tests (tests/quant/ops/).
 
-    make_op_models.py OUT_DIR [--node-modules DIR]
+    make_op_models.py OUT_DIR --node-modules DIR
 
 One folder per model: model.onnx (one quantized op, or a short chain that
 exercises a layout rule) and test_data_set_0 with a random int8 / uint8 input and
@@ -321,7 +321,8 @@ MODELS = [
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out_dir")
-    ap.add_argument("--node-modules", default="/tmp/qdq_ort/node_modules")
+    ap.add_argument("--node-modules", required=True,
+                    help="node_modules of a scratch `npm install onnxruntime-node`")
     a = ap.parse_args()
     for make in MODELS:
         make().save(a.out_dir, a.node_modules)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes onnxruntime's outputs of an ONNX model as ONNX test data.
 
-    ort_reference.py MODEL.onnx IN_DIR OUT_DIR [--node-modules DIR]
+    ort_reference.py MODEL.onnx IN_DIR OUT_DIR --node-modules DIR
 
 IN_DIR holds input_<i>.pb (TensorProto, named as the model's inputs); OUT_DIR gets
 the same inputs and output_<i>.pb from onnxruntime. onnxruntime runs in node.js
@@ -30,7 +30,8 @@ def main():
     ap.add_argument("model")
     ap.add_argument("in_dir")
     ap.add_argument("out_dir")
-    ap.add_argument("--node-modules", default="/tmp/qdq_ort/node_modules")
+    ap.add_argument("--node-modules", required=True,
+                    help="node_modules of a scratch `npm install onnxruntime-node`")
     a = ap.parse_args()
     model = onnx.load(a.model)
     inputs = {}
