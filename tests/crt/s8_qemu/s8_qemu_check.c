@@ -55,7 +55,8 @@ kiln_status_t portable_mul_s8(const kiln_mul_s8_params_t* p, const int8_t* a, co
 kiln_status_t portable_lookup_s8(const kiln_lookup_s8_params_t* p, const int8_t* x, const int8_t* table, int8_t* y);
 kiln_status_t portable_softmax_s8(const kiln_softmax_s8_params_t* p, const int8_t* x, int8_t* y);
 
-static int failures = 0, checks = 0, pk_checks = 0, pw_checks = 0, pw_odd_checks = 0, pw_long_checks = 0, pk_dw_checks = 0, pk_dwpl_checks = 0, pk_strip_checks = 0, pk_strip1_checks = 0;
+static int failures = 0, checks = 0, pk_checks = 0, pw_checks = 0, pw_odd_checks = 0, pw_long_checks = 0, pk_dw_checks = 0, pk_dwpl_checks = 0, pk_strip_checks = 0, pk_strip1_checks = 0, dw_mult_checks = 0,
+           dw_mult4_checks = 0;
 
 static void put(const char* s) { kiln_board_write(s, (uint32_t)strlen(s)); }
 static void put_i(int64_t v) {
@@ -624,7 +625,7 @@ static void depthwise_case(void) {
   memset(&p, 0, sizeof p);
   p.batch = 1;
   p.in_c = rnd(0, 1) ? 4 * rnd(1, 5) : rnd(1, 20);
-  p.depth_multiplier = rnd(0, 3) == 0 ? rnd(2, 3) : 1;
+  p.depth_multiplier = rnd(0, 2) == 0 ? rnd(2, 8) : 1; /* 4 and 8: the lanes of a block share an input channel */
   p.out_c = p.in_c * p.depth_multiplier;
   p.kernel_h = rnd(0, 1) ? 3 : rnd(1, 4), p.kernel_w = rnd(0, 1) ? 3 : rnd(1, 4);
   p.stride_h = rnd(1, 2), p.stride_w = rnd(1, 2);
@@ -652,6 +653,8 @@ static void depthwise_case(void) {
     return;
   }
   compare("depthwise", p.out_h * p.out_w * p.out_c);
+  if (p.depth_multiplier > 1) ++dw_mult_checks;
+  if (p.depth_multiplier % 4 == 0) ++dw_mult4_checks;
   {
     const ov_geom_t g = {p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h,
                          p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left};
@@ -886,6 +889,11 @@ int main(void) {
   put_i(pw_long_checks);
   put(" of more than 64 input channels\n");
   if (pw_checks < 60 || pw_odd_checks < 15 || pw_long_checks < 10) ++failures;
+  put_i(dw_mult_checks);
+  put(" depthwise calls with a depth multiplier > 1, ");
+  put_i(dw_mult4_checks);
+  put(" of them a multiple of four\n");
+  if (dw_mult_checks < 20 || dw_mult4_checks < 8) ++failures;
   put_i(pk_dw_checks);
   put(" depthwise calls in the packed form, ");
   put_i(pk_dwpl_checks);
