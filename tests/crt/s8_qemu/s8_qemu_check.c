@@ -55,7 +55,8 @@ kiln_status_t portable_mul_s8(const kiln_mul_s8_params_t* p, const int8_t* a, co
 kiln_status_t portable_lookup_s8(const kiln_lookup_s8_params_t* p, const int8_t* x, const int8_t* table, int8_t* y);
 kiln_status_t portable_softmax_s8(const kiln_softmax_s8_params_t* p, const int8_t* x, int8_t* y);
 
-static int failures = 0, checks = 0, pk_checks = 0, pw_checks = 0, pw_odd_checks = 0, pw_long_checks = 0, pk_dw_checks = 0, pk_dwpl_checks = 0, pk_strip_checks = 0, pk_strip1_checks = 0, dw_mult_checks = 0,
+static int failures = 0, checks = 0, pk_checks = 0, pw_checks = 0, pw_odd_checks = 0, pw_long_checks = 0,
+           pk_dw_checks = 0, pk_dwpl_checks = 0, pk_strip_checks = 0, pk_strip1_checks = 0, dw_mult_checks = 0,
            dw_mult4_checks = 0;
 
 static void put(const char* s) { kiln_board_write(s, (uint32_t)strlen(s)); }

@@ -331,7 +331,12 @@ KILN_S8_INLINE void dw_pixel_mult(const kiln_depthwise_conv2d_s8_params_t* p, co
 
 /* One out-of-line copy per requantization form and lane pattern, so that each
  * has its own register allocation (inlined into the caller, the loop spills). */
-#define DW_MULT_COPY(name, form, same)                                                                            KILN_S8_NOINLINE void name(const kiln_depthwise_conv2d_s8_params_t* p, const dw_window_t* win,                                          const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,                                           const kiln_s8_output_t* o, int8_t* y) {                                              dw_pixel_mult(p, win, w, bias, rq, o, y, form, same);                                                       }
+#define DW_MULT_COPY(name, form, same)                                                              \
+  KILN_S8_NOINLINE void name(const kiln_depthwise_conv2d_s8_params_t* p, const dw_window_t* win, \
+                             const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,  \
+                             const kiln_s8_output_t* o, int8_t* y) {                              \
+    dw_pixel_mult(p, win, w, bias, rq, o, y, form, same);                                         \
+  }
 DW_MULT_COPY(dw_mult_0_same, 0, 1)
 DW_MULT_COPY(dw_mult_1_same, 1, 1)
 DW_MULT_COPY(dw_mult_2_same, 2, 1)
