@@ -8,7 +8,9 @@
 // are not emitted. Scratch: the im2col columns of two output pixels. For a target
 // with MVE (lowering_target()), Conv2D takes the int8-weight form instead
 // (kiln_conv2d_s8_w8: int8 rows in 16-tap chunks, the input offset folded into the
-// bias), half the flash of the int16 blocks.
+// bias), half the flash of the int16 blocks. A depthwise layer of one input
+// channel and depth multiplier M > 1 is a Conv2D of M outputs and takes the Conv2D
+// forms (conv_form_of_depthwise).
 #include "lower/lower_util.h"
 #include "lower/spatial.h"
 #include "lower/ops/ops.h"
@@ -180,9 +182,10 @@ KernelCall lower_qconv2d_form(const Node& n) {
 // With one input channel it is exactly an ordinary convolution of 1 input and M
 // output channels, so it takes the Conv2D forms (im2col, the packed / strip /
 // int8-weight GEMMs: SMLAD or VMLADAVA over the kernel_h * kernel_w taps of M
-// rows) instead of the depthwise kernel's one-channel-at-a-time loop, which is
-// the only depthwise form for M > 1. M == 1 keeps the depthwise forms (they
-// have their own fast paths, and a 1x1 conv of one channel is no better).
+// rows). Several input channels keep the depthwise kernel, which runs M > 1 in
+// blocks of four output channels (a grouped Conv2D, C groups of M rows, measured
+// slower: an im2col column and a GEMM call per pixel and group). M == 1 keeps the
+// depthwise forms (their own fast paths; a 1x1 conv of one channel is no better).
 bool conv_form_of_depthwise(const Geometry2D& g, int64_t mult) { return mult > 1 && g.in_c == 1; }
 
 // TFLite's depthwise weights [KH, KW, Cout] as Conv2D rows: out_c rows of
