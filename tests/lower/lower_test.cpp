@@ -529,6 +529,63 @@ TEST(LowerQuantized, PointwiseConvOnWholeWordsTakesThePairFormOnDsp) {
   EXPECT_EQ(k.scratch[0].size_bytes, 2u * 4u * 2u);
 }
 
+// Int8 depthwise with a depth multiplier: one input channel is an ordinary Conv2D
+// (the weights [KH, KW, M] become M rows), several keep the depthwise kernel.
+Node& depthwise_with_multiplier(OneNode& t, int64_t in_c, int64_t mult) {
+  const int64_t out_c = in_c * mult;
+  std::vector<int64_t> w;  // tap t (of 2x2) of output channel c: 10 * t + c + 1
+  for (int64_t tap = 0; tap < 4; ++tap)
+    for (int64_t c = 0; c < out_c; ++c) w.push_back(10 * tap + c + 1);
+  t.in("x", {1, 3, 3, in_c}, DType::Int8);
+  t.in("w", {2, 2, out_c}, DType::Int8, Constant::from_int64s({2, 2, out_c}, w)->cast_to(DType::Int8));
+  t.in("b", {out_c}, DType::Int32,
+       Constant::from_int64s({out_c}, std::vector<int64_t>(size_t(out_c), 7))->cast_to(DType::Int32));
+  t.out("y", {1, 2, 2, out_c}, DType::Int8);
+  Node& n = t.make("KilnQDepthwiseConv2D", "dw");
+  n.attrs["depth_multiplier"] = mult;
+  n.attrs["x_zero_point"] = int64_t(5);
+  n.attrs["requant_scale"] = std::vector<double>{0.01};
+  return n;
+}
+
+TEST(LowerQuantized, DepthwiseOfOneInputChannelIsAConv) {
+  OneNode t;
+  Node& n = depthwise_with_multiplier(t, 1, 3);
+  {
+    const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m3"));
+    KernelCall k = lower_node(n);
+    EXPECT_CONTAINS(k.call, "kiln_conv2d_s8(");
+    EXPECT_EQ(k.params_type, "kiln_conv2d_s8_params_t");
+    EXPECT_EQ(field(k.params_init, "groups"), 1);
+    EXPECT_EQ(field(k.params_init, "out_c"), 3);
+    // One block of four rows (the fourth zero), per pair of taps each row's pair:
+    // row c, tap t holds TFLite's w[t][c] = 10 * t + c + 1.
+    ASSERT_GE(k.constants.size(), 1u);
+    const std::vector<int64_t> v = k.constants[0]->to_int64s();
+    ASSERT_GE(v.size(), 16u);
+    EXPECT_EQ(std::vector<int64_t>(v.begin(), v.begin() + 16),
+              (std::vector<int64_t>{1, 11, 2, 12, 3, 13, 0, 0, 21, 31, 22, 32, 23, 33, 0, 0}));
+  }
+  {
+    // The strip form of a first layer on a DSP target, as TFLite Micro's micro_speech.
+    const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m4"));
+    EXPECT_CONTAINS(lower_node(n).call, "kiln_conv2d_s8_pk_strip(");
+  }
+  {
+    const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m55"));
+    EXPECT_CONTAINS(lower_node(n).call, "kiln_conv2d_s8_w8(");
+  }
+}
+
+TEST(LowerQuantized, DepthwiseOfSeveralInputChannelsKeepsTheDepthwiseKernel) {
+  OneNode t;
+  Node& n = depthwise_with_multiplier(t, 2, 4);
+  const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m4"));
+  KernelCall k = lower_node(n);
+  EXPECT_CONTAINS(k.call, "kiln_depthwise_conv2d_s8(");
+  EXPECT_EQ(field(k.params_init, "depth_multiplier"), 4);
+}
+
 TEST(LowerQuantized, ConvWithARuntimeBiasKeepsTheInt16FormOnDsp) {
   QConvCase c(/*runtime_bias=*/true);
   const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m4"));

@@ -881,6 +881,100 @@ def build_with_external_buffer(model, index, offset_delta=0):
     return flat + bytes(offset - length) + data
 
 
+def depthwise_layers(fm, rng, x, x_name, qx, layers):
+    """DEPTHWISE_CONV_2D int8 layers on x, random per-channel weights and biases;
+    layers: (name, kernel (h, w), multiplier, stride (h, w), dilation (h, w), same,
+    act, (y_scale, y_zp)). Returns the output tensors and a function of x's int8
+    value giving their expected values (tflite_int_ref.depthwise_conv)."""
+    import numpy as np
+    import tflite_int_ref as R
+    c = fm.m["tensors"][x]["shape"][3]
+    acts = {None: ACT.NONE, "relu": ACT.RELU, "relu6": ACT.RELU6}
+    outs, refs = [], []
+    for name, (kh, kw), mult, stride, dil, same, act, qy in layers:
+        cout = c * mult
+        w = rng.integers(-127, 128, (1, kh, kw, cout)).astype(np.int8)
+        ws = [float(np.float32(v)) for v in rng.uniform(0.004, 0.02, cout)]
+        bias = rng.integers(-3000, 3000, cout).astype(np.int32)
+        wt = fm.tensor(name + "/w", [1, kh, kw, cout], w, TT.INT8)
+        fm.m["tensors"][wt].update(scale=ws, zero_point=[0] * cout, qdim=3)
+        bt = fm.tensor(name + "/b", [cout], bias, TT.INT32)
+        fm.m["tensors"][bt].update(scale=[qx[0] * s for s in ws], zero_point=[0] * cout)
+        ref = R.depthwise_conv(np.zeros([1] + fm.m["tensors"][x]["shape"][1:], np.int8), qx, w, ws, bias, qy,
+                               stride, dil, same, act)
+        yt = fm.tensor(name, list(ref.shape), None, TT.INT8)
+        fm.m["tensors"][yt].update(scale=[qy[0]], zero_point=[qy[1]])
+        fm.op(OP.DEPTHWISE_CONV_2D, [x, wt, bt], [yt], BO.DepthwiseConv2DOptions,
+              options("DepthwiseConv2DOptions", Padding=PAD.SAME if same else PAD.VALID, StrideH=stride[0],
+                      StrideW=stride[1], DepthMultiplier=mult, DilationHFactor=dil[0], DilationWFactor=dil[1],
+                      FusedActivationFunction=acts[act]))
+        outs.append(yt)
+        refs.append(lambda xv, w=w, ws=ws, bias=bias, qy=qy, stride=stride, dil=dil, same=same, act=act:
+                    R.depthwise_conv(xv, qx, w, ws, bias, qy, stride, dil, same, act))
+    return outs, lambda xv: [f(xv) for f in refs]
+
+
+def int8_depthwise():
+    """DEPTHWISE_CONV_2D with a depth multiplier, against tflite_int_ref.depthwise_conv
+    (TFLite's per-channel integer reference), exactly: one input channel (the
+    Conv2D forms: packed, strip, int16 with a partial clamp, 1x1) and several
+    (the depthwise kernel), odd kernels, strides, dilations, both paddings."""
+    import numpy as np
+    import tflite_int_ref as R
+    rng = np.random.default_rng(30)
+    fm = FloatModel()
+    QX = (0.1, -5)
+    x = fm.tensor("x", [1, 9, 11, 4])
+    xq = fm.tensor("xq", [1, 9, 11, 4], None, TT.INT8)
+    fm.m["tensors"][xq].update(scale=[QX[0]], zero_point=[QX[1]])
+    fm.op(OP.QUANTIZE, [x], [xq])
+    x1 = fm.tensor("x1", [1, 9, 11, 1], None, TT.INT8)
+    fm.m["tensors"][x1].update(scale=[QX[0]], zero_point=[QX[1]])
+    fm.op(OP.SLICE, [xq, fm.tensor("x1/begin", [4], np.array([0, 0, 0, 2], np.int32), TT.INT32),
+                     fm.tensor("x1/size", [4], np.array([1, 9, 11, 1], np.int32), TT.INT32)], [x1])
+    one = [("c1_3x3_m8", (3, 3), 8, (1, 1), (1, 1), True, None, (0.5, 3)),
+           ("c1_4x3_m8_relu6", (4, 3), 8, (1, 1), (1, 1), True, "relu6", (0.05, -128)),
+           ("c1_10x8_m8_s2", (10, 8), 8, (2, 2), (1, 1), True, "relu", (0.6, -128)),
+           ("c1_5x4_m3_s2x3_d2x1", (5, 4), 3, (2, 3), (2, 1), False, None, (0.3, 10)),
+           ("c1_2x2_m5_d2_same", (2, 2), 5, (1, 2), (2, 2), True, None, (0.2, -7)),
+           ("c1_1x1_m4", (1, 1), 4, (1, 1), (1, 1), False, "relu", (0.1, -128))]
+    many = [("c4_3x3_m2_s2", (3, 3), 2, (2, 2), (1, 1), True, None, (0.4, 2)),
+            ("c4_2x3_m3_d1x2", (2, 3), 3, (1, 1), (1, 2), False, "relu", (0.3, -128)),
+            ("c4_3x3_m4_relu6", (3, 3), 4, (1, 2), (1, 1), True, "relu6", (0.05, -100))]
+    outs1, ref1 = depthwise_layers(fm, rng, x1, "x1", QX, one)
+    outs4, ref4 = depthwise_layers(fm, rng, xq, "xq", QX, many)
+    outputs = outs1 + outs4
+    fm.m["inputs"], fm.m["outputs"] = [x], outputs
+    names = [fm.m["tensors"][o]["name"] for o in outputs]
+
+    def evaluate(xv):
+        xq_v = R.quantize(xv, *QX)
+        return ref1(xq_v[..., 2:3]) + ref4(xq_v)
+
+    inputs = [rng.uniform(-13, 13, (1, 9, 11, 4)).astype(np.float32) for _ in range(2)]
+    return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("x", names)
+
+
+def int8_dw_micro_speech():
+    """TFLite Micro's micro_speech layer alone: DEPTHWISE_CONV_2D of the 49x40x1
+    spectrogram, 10x8 kernel, depth multiplier 8, stride 2, SAME, RELU (320,000
+    MACs), for its instruction count (docs/quantization.md) and exactness."""
+    import numpy as np
+    import tflite_int_ref as R
+    rng = np.random.default_rng(8)
+    fm = FloatModel()
+    QX = (0.05, -20)
+    x = fm.tensor("x", [1, 49, 40, 1])
+    xq = fm.tensor("xq", [1, 49, 40, 1], None, TT.INT8)
+    fm.m["tensors"][xq].update(scale=[QX[0]], zero_point=[QX[1]])
+    fm.op(OP.QUANTIZE, [x], [xq])
+    outs, ref = depthwise_layers(fm, rng, xq, "xq", QX,
+                                 [("dw", (10, 8), 8, (2, 2), (1, 1), True, "relu", (0.25, -128))])
+    fm.m["inputs"], fm.m["outputs"] = [x], outs
+    inputs = [rng.uniform(-6, 6, (1, 49, 40, 1)).astype(np.float32) for _ in range(2)]
+    return fm.m, [(xv, ref(R.quantize(xv, *QX))) for xv in inputs], ("x", ["dw"])
+
+
 def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
@@ -895,6 +989,8 @@ def main():
     write_float_model("float_misc", *float_misc())
     write_float_model("int8_tables", *int8_tables())
     write_float_model("int8_lstm", *int8_lstm())
+    write_float_model("int8_depthwise", *int8_depthwise())
+    write_float_model("int8_dw_micro_speech", *int8_dw_micro_speech())
 
     write(os.path.join(HERE, "models", "int8_misc.tflite"), build(int8_misc()))
 

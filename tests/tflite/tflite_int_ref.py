@@ -192,6 +192,46 @@ def batch_matmul(a, qa, b, qb, qy, adj_x=False, adj_y=False):
     return np.vectorize(lambda v: clamp8(mbqm(int(v), *m) + qy[1]), otypes=[np.int8])(acc)
 
 
+def depthwise_conv(x, qx, w, w_scales, bias, qy, stride, dilation, same, act=None):
+    """DepthwiseConv int8 with per-channel weights (TFLite Micro's
+    reference_integer_ops::DepthwiseConvPerChannel): x [1,H,W,C], w [1,KH,KW,C*M]
+    (output channel c * M + m reads input channel c), stride and dilation (h, w),
+    SAME (TFLite's ComputePaddingHeightWidth: the odd pixel of padding at the end)
+    or VALID; acc = bias + sum over in-bounds taps of (x - x_zp) * w, then
+    MultiplyByQuantizedMultiplier with each channel's multiplier of
+    input_scale * filter_scale / output_scale (doubles of the float32 scales)."""
+    _, h, wd, c = x.shape
+    _, kh, kw, cout = w.shape
+    mult = cout // c
+    ekh, ekw = (kh - 1) * dilation[0] + 1, (kw - 1) * dilation[1] + 1
+    if same:
+        oh, ow = -(-h // stride[0]), -(-wd // stride[1])
+    else:
+        oh, ow = (h - ekh + stride[0]) // stride[0], (wd - ekw + stride[1]) // stride[1]
+    pt = max(0, ((oh - 1) * stride[0] + ekh - h) // 2)
+    pl = max(0, ((ow - 1) * stride[1] + ekw - wd) // 2)
+    xs = np.repeat(x[0].astype(np.int64) - qx[1], mult, axis=2)  # [H, W, C*M]
+    acc = np.zeros((oh, ow, cout), np.int64)
+    if bias is not None:
+        acc += np.asarray(bias, np.int64)
+    for a in range(kh):
+        for b in range(kw):
+            for i in range(oh):
+                yi = i * stride[0] + a * dilation[0] - pt
+                if not 0 <= yi < h:
+                    continue
+                for j in range(ow):
+                    xj = j * stride[1] + b * dilation[1] - pl
+                    if 0 <= xj < wd:
+                        acc[i, j] += xs[yi, xj] * w[0, a, b].astype(np.int64)
+    lo, hi = act_range(act, *qy)
+    ms = [quantize_multiplier(float(f32(qx[0])) * float(f32(s)) / float(f32(qy[0]))) for s in w_scales]
+    y = np.zeros((1, oh, ow, cout), np.int8)
+    for (i, j, k), v in np.ndenumerate(acc):
+        y[0, i, j, k] = clamp8(mbqm(int(v), *ms[k]) + qy[1], lo, hi)
+    return y
+
+
 def _srdhm16(a, b):
     """gemmlowp's SaturatingRoundingDoublingHighMul on int16."""
     if a == b == -32768:

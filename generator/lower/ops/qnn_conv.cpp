@@ -8,7 +8,9 @@
 // are not emitted. Scratch: the im2col columns of two output pixels. For a target
 // with MVE (lowering_target()), Conv2D takes the int8-weight form instead
 // (kiln_conv2d_s8_w8: int8 rows in 16-tap chunks, the input offset folded into the
-// bias), half the flash of the int16 blocks.
+// bias), half the flash of the int16 blocks. A depthwise layer of one input
+// channel and depth multiplier M > 1 is a Conv2D of M outputs and takes the Conv2D
+// forms (conv_form_of_depthwise).
 #include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
 #include "lower/spatial.h"
@@ -79,17 +81,10 @@ std::string append_fields(const std::string& init, const std::string& more) {
   return head + (head.size() > 1 ? ", " : " ") + more + " }";
 }
 
-KernelCall lower_qconv2d_form(const Node& n) {
-  const Value* w = n.input(1);
-  if (!w || w->shape.size() != 4)
-    throw CompileError(n.describe() + ": weights must be constant [Cout, KH, KW, Cin/group]");
-  const Geometry2D g = conv_geometry(n, w->shape[1], w->shape[2]);
-  const int64_t groups = ops::get_attrs<ops::QConv2D>(n).group;
-  if (groups < 1 || g.in_c % groups != 0 || g.out_c % groups != 0 || w->shape[0] != g.out_c ||
-      w->shape[3] != g.in_c / groups)
-    throw CompileError(n.describe() + ": weights " + shape_str(w->shape) + " do not match group=" +
-                       std::to_string(groups) + ", input channels " + std::to_string(g.in_c) + " and output channels " +
-                       std::to_string(g.out_c));
+// The Conv2D forms, for a KilnQConv2D or a depthwise layer that is one
+// (conv_form_of_depthwise): w8 holds out_c rows of kernel_h * kernel_w *
+// (in_c / groups) int8 taps in (kh, kw, c) order; the bias is input 2 of n.
+KernelCall lower_s8_conv_rows(const Node& n, const Geometry2D& g, int64_t groups, const std::vector<int64_t>& w8) {
   const int64_t taps = g.kernel_h * g.kernel_w * (g.in_c / groups);
   check_s8_accumulator(n, taps);
   check_s8_bias(n, 2, g.out_c);
@@ -97,7 +92,6 @@ KernelCall lower_qconv2d_form(const Node& n) {
   KernelCall k;
   k.params_type = "kiln_conv2d_s8_params_t";
   k.params_init = append_fields(geometry_fields(g), ".groups = " + std::to_string(groups) + ", " + s8_quant_fields(q));
-  const std::vector<int64_t> w8 = s8_weights(n, 1);
   if (lowering_target().mve) {
     // int8 weights, the input offset folded into the bias (VMLADAVA.S8).
     if (std::optional<ConstantPtr> kernel_bias = s8_kernel_bias(n, 2, w8, g.out_c, taps, -q.x_zero_point)) {
@@ -170,6 +164,41 @@ KernelCall lower_qconv2d_form(const Node& n) {
   return k;
 }
 
+KernelCall lower_qconv2d_form(const Node& n) {
+  const Value* w = n.input(1);
+  if (!w || w->shape.size() != 4)
+    throw CompileError(n.describe() + ": weights must be constant [Cout, KH, KW, Cin/group]");
+  const Geometry2D g = conv_geometry(n, w->shape[1], w->shape[2]);
+  const int64_t groups = ops::get_attrs<ops::QConv2D>(n).group;
+  if (groups < 1 || g.in_c % groups != 0 || g.out_c % groups != 0 || w->shape[0] != g.out_c ||
+      w->shape[3] != g.in_c / groups)
+    throw CompileError(n.describe() + ": weights " + shape_str(w->shape) + " do not match group=" +
+                       std::to_string(groups) + ", input channels " + std::to_string(g.in_c) + " and output channels " +
+                       std::to_string(g.out_c));
+  return lower_s8_conv_rows(n, g, groups, s8_weights(n, 1));
+}
+
+// A depthwise layer with depth multiplier M is, per input channel, a convolution
+// with M output channels (output channel c * M + m reads input channel c only).
+// With one input channel it is exactly an ordinary convolution of 1 input and M
+// output channels, so it takes the Conv2D forms (im2col, the packed / strip /
+// int8-weight GEMMs: SMLAD or VMLADAVA over the kernel_h * kernel_w taps of M
+// rows). Several input channels keep the depthwise kernel, which runs M > 1 in
+// blocks of four output channels (a grouped Conv2D, C groups of M rows, measured
+// slower: an im2col column and a GEMM call per pixel and group). M == 1 keeps the
+// depthwise forms (their own fast paths; a 1x1 conv of one channel is no better).
+bool conv_form_of_depthwise(const Geometry2D& g, int64_t mult) { return mult > 1 && g.in_c == 1; }
+
+// TFLite's depthwise weights [KH, KW, Cout] as Conv2D rows: out_c rows of
+// kernel_h * kernel_w taps (in_c == 1, so a tap's (kh, kw, c) order is (kh, kw)).
+std::vector<int64_t> depthwise_rows(const std::vector<int64_t>& w8, const Geometry2D& g) {
+  const int64_t taps = g.kernel_h * g.kernel_w;
+  std::vector<int64_t> rows(w8.size());
+  for (int64_t t = 0; t < taps; ++t)
+    for (int64_t c = 0; c < g.out_c; ++c) rows[size_t(c * taps + t)] = w8[size_t(t * g.out_c + c)];
+  return rows;
+}
+
 KernelCall lower_qdepthwise_conv2d_form(const Node& n) {
   const Value* w = n.input(1);
   // [KH, KW, Cout], or TFLite's [1, KH, KW, Cout].
@@ -182,6 +211,7 @@ KernelCall lower_qdepthwise_conv2d_form(const Node& n) {
     throw CompileError(n.describe() + ": weights " + shape_str(w->shape) + " do not match input channels " +
                        std::to_string(g.in_c) + " x depth_multiplier " + std::to_string(mult) + " = " +
                        std::to_string(g.out_c) + " output channels");
+  if (conv_form_of_depthwise(g, mult)) return lower_s8_conv_rows(n, g, 1, depthwise_rows(s8_weights(n, 1), g));
   check_s8_accumulator(n, g.kernel_h * g.kernel_w);
   check_s8_bias(n, 2, g.out_c);
   const S8Quant q = read_s8_quant(n, g.out_c);
@@ -253,6 +283,11 @@ KernelCall lower_qdepthwise_conv2d(const Node& n) {
   Shape ws = n.input(1)->shape;
   if (ws.size() == 4 && ws[0] == 1) ws.erase(ws.begin());
   const Geometry2D g = conv_geometry(n, ws[0], ws[1]);
+  if (conv_form_of_depthwise(g, ops::get_attrs<ops::QDepthwiseConv2D>(n).depth_multiplier)) {
+    // As lower_qconv2d: one input channel is never the in-place pointwise path.
+    if (g.n == 1) add_s8_overlap(k, n.outputs[0]->size_bytes(), s8_overlap_limit(s8_window(g), 1, false), 16);
+    return k;
+  }
   if (g.n != 1 || g.out_c != g.in_c) return k;
   add_s8_overlap(k, n.outputs[0]->size_bytes(), s8_overlap_limit(s8_window(g), 1, false), g.in_c);
   return k;

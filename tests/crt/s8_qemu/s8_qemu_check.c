@@ -55,7 +55,9 @@ kiln_status_t portable_mul_s8(const kiln_mul_s8_params_t* p, const int8_t* a, co
 kiln_status_t portable_lookup_s8(const kiln_lookup_s8_params_t* p, const int8_t* x, const int8_t* table, int8_t* y);
 kiln_status_t portable_softmax_s8(const kiln_softmax_s8_params_t* p, const int8_t* x, int8_t* y);
 
-static int failures = 0, checks = 0, pk_checks = 0, pw_checks = 0, pw_odd_checks = 0, pw_long_checks = 0, pk_dw_checks = 0, pk_dwpl_checks = 0, pk_strip_checks = 0;
+static int failures = 0, checks = 0, pk_checks = 0, pw_checks = 0, pw_odd_checks = 0, pw_long_checks = 0,
+           pk_dw_checks = 0, pk_dwpl_checks = 0, pk_strip_checks = 0, pk_strip1_checks = 0, dw_mult_checks = 0,
+           dw_mult4_checks = 0;
 
 static void put(const char* s) { kiln_board_write(s, (uint32_t)strlen(s)); }
 static void put_i(int64_t v) {
@@ -525,8 +527,13 @@ static void conv_case(void) {
     p.groups = 1, p.in_c = 16 * rnd(1, 4), p.kernel_h = p.kernel_w = 1, p.pad_top = p.pad_left = 0;
     p.dilation_h = p.dilation_w = 1;
   }
+  if (rnd(0, 3) == 0) { /* one input channel, tall kernels: a depthwise layer with a depth multiplier
+                           (lower/ops/qnn_conv.cpp), the strip widened four columns per load */
+    p.groups = 1, p.in_c = 1, p.kernel_h = 2 * rnd(1, 5), p.kernel_w = rnd(1, 8);
+    p.dilation_h = p.dilation_w = 1;
+  }
   p.in_h = rnd(1, 7) + p.dilation_h * (p.kernel_h - 1);
-  p.in_w = rnd(1, 7) + p.dilation_w * (p.kernel_w - 1);
+  p.in_w = rnd(1, p.in_c == 1 ? 20 : 7) + p.dilation_w * (p.kernel_w - 1);
   p.out_h = (p.in_h + p.pad_top + rnd(0, 2) - (p.dilation_h * (p.kernel_h - 1) + 1)) / p.stride_h + 1;
   p.out_w = (p.in_w + p.pad_left + rnd(0, 2) - (p.dilation_w * (p.kernel_w - 1) + 1)) / p.stride_w + 1;
   if (rnd(0, 3) == 0) { /* pointwise: 1x1, stride 1, no padding (one run over the image) */
@@ -592,6 +599,7 @@ static void conv_case(void) {
         ov_compare("conv pk strip overlap", kiln_conv2d_s8_pk_strip(&p, ov_x, pk_buf, ov_y, scratch),
                    p.out_h * p.out_w * p.out_c);
       ++pk_strip_checks;
+      if (p.in_c == 1) ++pk_strip1_checks;
     }
   }
   /* The int8-weight form on the same shape (the weight bytes as int8 rows). */
@@ -618,7 +626,7 @@ static void depthwise_case(void) {
   memset(&p, 0, sizeof p);
   p.batch = 1;
   p.in_c = rnd(0, 1) ? 4 * rnd(1, 5) : rnd(1, 20);
-  p.depth_multiplier = rnd(0, 3) == 0 ? rnd(2, 3) : 1;
+  p.depth_multiplier = rnd(0, 2) == 0 ? rnd(2, 8) : 1; /* 4 and 8: the lanes of a block share an input channel */
   p.out_c = p.in_c * p.depth_multiplier;
   p.kernel_h = rnd(0, 1) ? 3 : rnd(1, 4), p.kernel_w = rnd(0, 1) ? 3 : rnd(1, 4);
   p.stride_h = rnd(1, 2), p.stride_w = rnd(1, 2);
@@ -646,6 +654,8 @@ static void depthwise_case(void) {
     return;
   }
   compare("depthwise", p.out_h * p.out_w * p.out_c);
+  if (p.depth_multiplier > 1) ++dw_mult_checks;
+  if (p.depth_multiplier % 4 == 0) ++dw_mult4_checks;
   {
     const ov_geom_t g = {p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h,
                          p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left};
@@ -880,14 +890,21 @@ int main(void) {
   put_i(pw_long_checks);
   put(" of more than 64 input channels\n");
   if (pw_checks < 60 || pw_odd_checks < 15 || pw_long_checks < 10) ++failures;
+  put_i(dw_mult_checks);
+  put(" depthwise calls with a depth multiplier > 1, ");
+  put_i(dw_mult4_checks);
+  put(" of them a multiple of four\n");
+  if (dw_mult_checks < 20 || dw_mult4_checks < 8) ++failures;
   put_i(pk_dw_checks);
   put(" depthwise calls in the packed form, ");
   put_i(pk_dwpl_checks);
   put(" of them planar (3x3, stride_w 1)\n");
   if (pk_dw_checks < 20 || pk_dwpl_checks < 15) ++failures;
   put_i(pk_strip_checks);
-  put(" convolutions in the strip form\n");
-  if (pk_strip_checks < 20) ++failures;
+  put(" convolutions in the strip form, ");
+  put_i(pk_strip1_checks);
+  put(" of one input channel\n");
+  if (pk_strip_checks < 20 || pk_strip1_checks < 8) ++failures;
   put_i(overlap_checks);
   put(" of them also with the output placed across the input\n");
   if (overlap_checks < 200) ++failures;

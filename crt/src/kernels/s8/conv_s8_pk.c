@@ -96,6 +96,19 @@ static void pk_strip(const kiln_conv2d_s8_params_t* p, const int8_t* xb, int32_t
     for (xi = 0; xi < lo; ++xi, d += step)
       for (k = 0; k < c; ++k) d[k] = 0;
 #if KILN_S8_DSP
+    /* One channel (a depthwise layer with a multiplier, or KWS's first conv):
+     * four input columns per word load (not past the row's last pixel), each
+     * value stored kernel_h apart. */
+    if (c == 1)
+      for (; xi + 3 < hi; xi += 4, d += 4 * step, src += 4) {
+        const uint32_t v = kiln_s8_load32(src);
+        const uint32_t even = __sxtab16(off2, v);
+        const uint32_t odd = kiln_s8_sxtab16_ror8(off2, v);
+        d[0] = (int16_t)even;
+        d[step] = (int16_t)odd;
+        d[2 * step] = (int16_t)(even >> 16);
+        d[3 * step] = (int16_t)(odd >> 16);
+      }
     /* Three channels: one word load (not for the row's last pixel, whose word
      * could reach past the input), a word and a halfword store. */
     if (c == 3)

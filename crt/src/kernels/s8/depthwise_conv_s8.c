@@ -6,7 +6,11 @@
  * the channels run in blocks of four with the accumulators in registers. On the
  * DSP path one word load gives four input channels, SXTAB16 widens them (input
  * offset added) into even/odd halves and SMLABB/SMLABT/SMLATB/SMLATT multiply each
- * with its channel's weight; a full row of a 3-wide kernel is unrolled.
+ * with its channel's weight; a full row of a 3-wide kernel is unrolled. A depth
+ * multiplier M > 1 runs the same blocks of four output channels, each lane on its
+ * input channel (one for all four when M is a multiple of four: one byte, two
+ * weight words and SMLABB / SMLABT per tap). One input channel with M > 1 never
+ * comes here from the compiler: that is an ordinary Conv2D (lower/ops/qnn_conv.cpp).
  */
 #include "requant_s8.h"
 #include "depthwise_conv_s8_mve.h"
@@ -275,6 +279,89 @@ static void dw_pixel_m1_any(const kiln_depthwise_conv2d_s8_params_t* p, const dw
   }
 }
 
+/* Output channels [0, out_c) in blocks of four of one pixel, depth multiplier M > 1:
+ * lane k of the block at c reads input channel (c + k) / M, and with M a multiple
+ * of four (`same`, a constant in each inlined copy) the four lanes read one input
+ * channel, so a tap is one input byte and the block's four weights (two words:
+ * SMLABB / SMLABT, the input in the bottom half). The weights are the int16 blocks
+ * of the multiplier-1 form, so every depth multiplier shares one layout. */
+KILN_S8_INLINE void dw_pixel_mult(const kiln_depthwise_conv2d_s8_params_t* p, const dw_window_t* win,
+                                  const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,
+                                  const kiln_s8_output_t* o, int8_t* y, int form, int same) {
+  const int32_t m = p->depth_multiplier, off = p->input_offset, rows = win->rows, cols = win->cols;
+  const int32_t tap_step = p->dilation_w * p->in_c, row_step = p->dilation_h * p->in_w * p->in_c;
+  const int32_t block_step = p->kernel_h * p->kernel_w * 4, w_row_step = p->kernel_w * 4;
+  const int16_t* wb = w + win->tap_offset * 4;
+  int32_t c, ky, kx;
+  for (c = 0; c + 4 <= p->out_c; c += 4, wb += block_step) {
+    const int8_t* xr = win->x + c / m;
+    const int16_t* wr = wb;
+    const int32_t d1 = same ? 0 : (c + 1) / m - c / m, d2 = same ? 0 : (c + 2) / m - c / m,
+                  d3 = same ? 0 : (c + 3) / m - c / m;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    if (bias != NULL) a0 = bias[c], a1 = bias[c + 1], a2 = bias[c + 2], a3 = bias[c + 3];
+    for (ky = 0; ky < rows; ++ky, xr += row_step, wr += w_row_step) {
+      const int8_t* xp = xr;
+      const int16_t* wp = wr;
+      for (kx = 0; kx < cols; ++kx, xp += tap_step, wp += 4) {
+        const int32_t v0 = xp[0] + off;
+#if KILN_S8_DSP
+        const int32_t w01 = (int32_t)kiln_s8_load32(wp), w23 = (int32_t)kiln_s8_load32(wp + 2);
+        if (same) {
+          a0 = __smlabb(v0, w01, a0), a1 = __smlabt(v0, w01, a1);
+          a2 = __smlabb(v0, w23, a2), a3 = __smlabt(v0, w23, a3);
+        } else {
+          a0 = __smlabb(v0, w01, a0), a1 = __smlabt(xp[d1] + off, w01, a1);
+          a2 = __smlabb(xp[d2] + off, w23, a2), a3 = __smlabt(xp[d3] + off, w23, a3);
+        }
+#else
+        a0 += v0 * wp[0];
+        a1 += (same ? v0 : xp[d1] + off) * wp[1];
+        a2 += (same ? v0 : xp[d2] + off) * wp[2];
+        a3 += (same ? v0 : xp[d3] + off) * wp[3];
+#endif
+      }
+    }
+    y[c] = kiln_s8_output_as(a0, &rq[c], o, form);
+    y[c + 1] = kiln_s8_output_as(a1, &rq[c + 1], o, form);
+    y[c + 2] = kiln_s8_output_as(a2, &rq[c + 2], o, form);
+    y[c + 3] = kiln_s8_output_as(a3, &rq[c + 3], o, form);
+  }
+}
+
+/* One out-of-line copy per requantization form and lane pattern, so that each
+ * has its own register allocation (inlined into the caller, the loop spills). */
+#define DW_MULT_COPY(name, form, same)                                                              \
+  KILN_S8_NOINLINE void name(const kiln_depthwise_conv2d_s8_params_t* p, const dw_window_t* win, \
+                             const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,  \
+                             const kiln_s8_output_t* o, int8_t* y) {                              \
+    dw_pixel_mult(p, win, w, bias, rq, o, y, form, same);                                         \
+  }
+DW_MULT_COPY(dw_mult_0_same, 0, 1)
+DW_MULT_COPY(dw_mult_1_same, 1, 1)
+DW_MULT_COPY(dw_mult_2_same, 2, 1)
+DW_MULT_COPY(dw_mult_3_same, 3, 1)
+DW_MULT_COPY(dw_mult_0, 0, 0)
+DW_MULT_COPY(dw_mult_1, 1, 0)
+DW_MULT_COPY(dw_mult_2, 2, 0)
+DW_MULT_COPY(dw_mult_3, 3, 0)
+
+/* dw_pixel_mult with its constants chosen at run time, once per pixel. */
+static void dw_pixel_mult_any(const kiln_depthwise_conv2d_s8_params_t* p, const dw_window_t* win,
+                              const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,
+                              const kiln_s8_output_t* o, int8_t* y) {
+  switch (KILN_S8_FORM(o) + (p->depth_multiplier % 4 == 0 ? 4 : 0)) {
+    case 7: dw_mult_3_same(p, win, w, bias, rq, o, y); break;
+    case 6: dw_mult_2_same(p, win, w, bias, rq, o, y); break;
+    case 5: dw_mult_1_same(p, win, w, bias, rq, o, y); break;
+    case 4: dw_mult_0_same(p, win, w, bias, rq, o, y); break;
+    case 3: dw_mult_3(p, win, w, bias, rq, o, y); break;
+    case 2: dw_mult_2(p, win, w, bias, rq, o, y); break;
+    case 1: dw_mult_1(p, win, w, bias, rq, o, y); break;
+    default: dw_mult_0(p, win, w, bias, rq, o, y); break;
+  }
+}
+
 /* Output channels [c0, out_c) one at a time (any depth multiplier). */
 static void dw_pixel_each(const kiln_depthwise_conv2d_s8_params_t* p, const dw_window_t* win, int32_t c0,
                           const int16_t* w, const int32_t* bias, const kiln_s8_requant_t* rq,
@@ -356,10 +443,11 @@ kiln_status_t kiln_depthwise_conv2d_s8(const kiln_depthwise_conv2d_s8_params_t* 
           }
         }
 #endif
-        if (p->depth_multiplier == 1) {
+        if (p->depth_multiplier == 1)
           dw_pixel_m1_any(p, &win, w, bias, rq, &o, yp);
-          c0 = p->out_c / 4 * 4;
-        }
+        else
+          dw_pixel_mult_any(p, &win, w, bias, rq, &o, yp);
+        c0 = p->out_c / 4 * 4;
         dw_pixel_each(p, &win, c0, w, bias, rq, &o, yp);
       }
     }
