@@ -190,6 +190,29 @@ void transpose(ImportContext& c, const Operator& op) {
   n->attrs["perm"] = perm;
 }
 
+// DEPTH_TO_SPACE (NHWC): y[n, h*b+i, w*b+j, c] = x[n, h, w, (i*b+j)*C + c], pure
+// data movement: Reshape to [N,H,W,b,b,C], swap W and the first b, Reshape to
+// [N,H*b,W*b,C].
+void depth_to_space(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 1, 1, 1);
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  require_same_quantization(c, op, x, y);
+  c.require_rank(op, x, 4);
+  const int64_t b = c.options<fb::DepthToSpaceOptions>(op)->block_size();
+  if (b < 1 || x.shape[3] % (b * b) != 0)
+    c.fail(op, "block size " + std::to_string(b) + " does not divide the " + std::to_string(x.shape[3]) +
+                   " channels into b*b groups");
+  const int64_t n = x.shape[0], h = x.shape[1], w = x.shape[2], ch = x.shape[3] / (b * b);
+  if (y.shape != Shape{n, h * b, w * b, ch})
+    c.fail(op, "output " + y.quoted() + " has shape " + shape_str(y.shape) + ", expected " +
+                   shape_str({n, h * b, w * b, ch}));
+  Value* split = c.temp(op, x.dtype, {n, h, w, b, b, ch}, "split");
+  c.add(op, "Reshape", {c.value(op, 0), c.int64s(op, split->shape, "split_shape")}, {split}, "split");
+  Value* moved = c.temp(op, x.dtype, {n, h, b, w, b, ch}, "moved");
+  c.add(op, "Transpose", {split}, {moved}, "move")->attrs["perm"] = std::vector<int64_t>{0, 1, 3, 2, 4, 5};
+  c.add(op, "Reshape", {moved, c.int64s(op, y.shape, "shape")}, {c.output_value(op, 0)}, "merge");
+}
+
 // An ONNX Slice with concrete starts/ends/steps on every axis, then a Reshape to
 // the output tensor's shape (for STRIDED_SLICE's shrink_axis_mask).
 void slice_to(ImportContext& c, const Operator& op, const std::vector<int64_t>& starts,
@@ -389,6 +412,7 @@ void register_layout_ops() {
   register_op(B::PAD, OpFlavor::Any, [](ImportContext& c, const Operator& op) { pad(c, op, false); });
   register_op(B::PADV2, OpFlavor::Any, [](ImportContext& c, const Operator& op) { pad(c, op, true); });
   register_op(B::TRANSPOSE, OpFlavor::Any, transpose);
+  register_op(B::DEPTH_TO_SPACE, OpFlavor::Any, depth_to_space);
   register_op(B::SLICE, OpFlavor::Any, slice);
   register_op(B::STRIDED_SLICE, OpFlavor::Any, strided_slice);
   register_op(B::SPLIT, OpFlavor::Any, split);
