@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 
 #include "support/expect_contains.h"
@@ -276,6 +277,33 @@ TEST(TfliteFieldRules, AnUnnamedTensorIsNamedByItsIndex) {
   TensorSpec w{{3, 1}, fb::TensorType::INT8, "", {1, 2, 3}, {0.5f, 0.25f, 0.125f}, {0, 0, 0}, 2};
   const std::string msg = load_error({w});
   EXPECT_CONTAINS(msg, "test.tflite: tensor 0 is quantized along axis 2 but has rank 2");
+}
+
+// ---- the published models ---------------------------------------------------------
+
+const std::filesystem::path kField = KILN_FIELD_TFLITE;
+
+TEST(TfliteFieldModels, PersonDetectBiasesArePerChannelAlongAxis0) {
+  tflite::Model m = tflite::load_tflite(kField / "tflm_person_detect.tflite");
+  const tflite::Tensor& bias = m.tensors[33];  // the file says axis 3 on this [8] bias
+  EXPECT_EQ(bias.shape, (Shape{8}));
+  EXPECT_EQ(bias.quant.scale.size(), 8u);
+  EXPECT_EQ(bias.quant.quantized_dimension, 0);
+  EXPECT_NO_THROW(import_tflite(kField / "tflm_person_detect.tflite"));
+}
+
+TEST(TfliteFieldModels, FaceDetectionWeightsBecomeFloat32Constants) {
+  for (const char* name : {"mp_face_detection_short.tflite", "mp_face_detection_full_sparse.tflite"}) {
+    SCOPED_TRACE(name);
+    auto g = import_tflite(kField / name);
+    // No float16 value and no DEQUANTIZE / DENSIFY node is left: every weight is a
+    // float32 constant read by a float kernel.
+    for (const auto& n : g->nodes) {
+      EXPECT_NE(n->op_type, "DequantizeLinear") << n->name;
+      for (const Value* v : n->inputs)
+        if (v) EXPECT_NE(v->dtype, DType::Float16) << n->name;
+    }
+  }
 }
 
 }  // namespace
