@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """TFLite Micro's integer arithmetic for an int8 CNN read from a .tflite file:
-CONV_2D, DEPTHWISE_CONV_2D (per-channel, symmetric weights), AVERAGE_POOL_2D,
+CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED (symmetric weights), AVERAGE_POOL_2D,
 RESHAPE and SOFTMAX, as TFLM's reference kernels compute them (double rounding,
 gemmlowp fixed-point softmax). Writes the reference outputs of
 tests/data/field-tflite/tflm_person_detect from the inputs LiteRT's references used:
@@ -33,6 +33,7 @@ def load_schema():
     sys.path.insert(0, out)
     from kiln.tflite_fb import Model, BuiltinOperator, Conv2DOptions, DepthwiseConv2DOptions, Pool2DOptions, \
         SoftmaxOptions  # noqa: F401
+    from kiln.tflite_fb import FullyConnectedOptions  # noqa: F401
     import kiln.tflite_fb as fbmod
     return fbmod
 
@@ -124,6 +125,28 @@ def conv(r, op, depthwise):
     r.cur[yi] = np.clip(y, lo, hi).astype(np.int8)
 
 
+def fully_connected(r, op):
+    fb = r.fb
+    ins = op.InputsAsNumpy()
+    yi = op.OutputsAsNumpy()[0]
+    w = r.data(ins[1], np.int8).astype(np.int64)
+    x = r.cur[ins[0]].astype(np.int64).reshape(-1, w.shape[1])
+    opts = fb.FullyConnectedOptions.FullyConnectedOptions()
+    t = op.BuiltinOptions()
+    opts.Init(t.Bytes, t.Pos)
+    sx, zx = r.quant(ins[0])
+    sw, zw = r.quant(ins[1])
+    sy, zy = r.quant(yi)
+    assert not zw.any()
+    acc = (x - zx[0]) @ w.T
+    if len(ins) > 2 and ins[2] >= 0:
+        acc += r.data(ins[2], np.int32).astype(np.int64)
+    mult, shift = zip(*(ref.quantize_multiplier(float(sx[0]) * float(s) / float(sy[0])) for s in sw))
+    y = mbqm(acc, np.array(mult, np.int64), np.array(shift, np.int64)) + zy[0]
+    lo, hi = ref.act_range(opts.FusedActivationFunction(), sy[0], zy[0])
+    r.cur[yi] = np.clip(y, lo, hi).astype(np.int8).reshape(r.tensor(yi).ShapeAsNumpy())
+
+
 def avg_pool(r, op):
     fb = r.fb
     xi, yi = op.InputsAsNumpy()[0], op.OutputsAsNumpy()[0]
@@ -197,6 +220,8 @@ def run(path, fb, x):
                    r.m.OperatorCodes(op.OpcodeIndex()).BuiltinCode())
         if code in (B.CONV_2D, B.DEPTHWISE_CONV_2D):
             conv(r, op, code == B.DEPTHWISE_CONV_2D)
+        elif code == B.FULLY_CONNECTED:
+            fully_connected(r, op)
         elif code == B.AVERAGE_POOL_2D:
             avg_pool(r, op)
         elif code == B.RESHAPE:
