@@ -259,6 +259,37 @@ TEST(TfliteFieldRules, SparseFloat16ThroughDensifyAndDequantize) {
   EXPECT_EQ(g->outputs[0]->constant->to_doubles(), (std::vector<double>{0, 1, -4, 0}));
 }
 
+TEST(TfliteFieldRules, CorruptedSparsityIsRefusedCleanly) {
+  // Random byte edits of a small block-sparse model (its bytes are mostly the
+  // sparsity structure): every load either succeeds or ends in one-line error.
+  TensorSpec t{{4, 4}, fb::TensorType::FLOAT32, "blocks", bytes_of(std::vector<float>{1, 2, 3, 4})};
+  t.traversal = {0, 1, 2, 3};
+  t.block_map = {0, 1};
+  t.levels = {L{kDense, 2, {}, {}}, L{kCsr, 0, {0, 1, 1}, {1}}, L{kDense, 2, {}, {}}, L{kDense, 2, {}, {}}};
+  const ConstantBufferPtr model = build_model({t}, {}, {}, {0});
+  const std::vector<uint8_t> good(model->data(), model->data() + model->size());
+  uint64_t state = 0x2545F4914F6CDD1Dull;
+  auto next = [&state]() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  size_t refused = 0;
+  for (int iteration = 0; iteration < 3000; ++iteration) {
+    std::vector<uint8_t> bad = good;
+    const int edits = 1 + int(next() % 3);
+    for (int e = 0; e < edits; ++e) bad[next() % bad.size()] = uint8_t(next());
+    try {
+      tflite::load_tflite_buffer(ConstantBuffer::owned(bad), "fuzz.tflite");
+    } catch (const CompileError& e) {
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, 300u);
+}
+
 // ---- messages -----------------------------------------------------------------------
 
 TEST(TfliteFieldRules, AnUnnamedTensorIsNamedByItsIndex) {
