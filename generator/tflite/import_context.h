@@ -35,7 +35,8 @@ class ImportContext {
   // True when input `i` is present (not -1 and not past the end).
   bool has_input(const Operator& op, size_t i) const;
   const Tensor& output(const Operator& op, size_t i) const;
-  // Input `i` must be a constant; its data.
+  // Input `i` must be a constant (in the file, or made by an earlier DEQUANTIZE
+  // or DENSIFY of one); its data.
   ConstantPtr constant_input(const Operator& op, size_t i) const;
   void require_rank(const Operator& op, const Tensor& t, size_t rank) const;
   void require_dtype(const Operator& op, const Tensor& t, DType dtype) const;

@@ -23,10 +23,10 @@ namespace {
 // parameters), or the result would be silently reinterpreted.
 void require_same_quantization(ImportContext& c, const Operator& op, const Tensor& a, const Tensor& b) {
   if (a.dtype != b.dtype)
-    c.fail(op, "input '" + a.name + "' is " + dtype_name(a.dtype) + " but output '" + b.name + "' is " +
+    c.fail(op, "input " + a.quoted() + " is " + dtype_name(a.dtype) + " but output " + b.quoted() + " is " +
                    dtype_name(b.dtype));
   if (a.quant.scale != b.quant.scale || a.quant.zero_point != b.quant.zero_point)
-    c.fail(op, "input '" + a.name + "' and output '" + b.name + "' have different quantization");
+    c.fail(op, "input " + a.quoted() + " and output " + b.quoted() + " have different quantization");
 }
 
 // RESHAPE, SQUEEZE, EXPAND_DIMS: the output tensor's shape says it all.
@@ -52,10 +52,39 @@ void quantize(ImportContext& c, const Operator& op) {
   ops::set_attrs(*n, ops::QQuantizeF32{double(c.scale(op, y)), c.zero_point(op, y)});
 }
 
-// DEQUANTIZE: int8 -> float is DequantizeLinear.
+// DEQUANTIZE of a float16 constant (TFLite's "float16 quantization" of weights):
+// decoded now to a float32 constant, which the float kernels read as they read
+// any weights. Every float16 value, inf, NaN and subnormals included, is exactly
+// a float32 value, so the decoding loses nothing.
+void dequantize_float16(ImportContext& c, const Operator& op) {
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  c.require_dtype(op, y, DType::Float32);
+  if (x.shape != y.shape) c.fail(op, "input and output shapes differ");
+  Value* xv = c.value(op, 0);
+  if (!xv->constant)
+    c.fail(op, "float16 input " + x.quoted() +
+                   " is computed at run time; Kiln decodes float16 only in constants (weights)");
+  const std::vector<double> wide = xv->constant->to_doubles();
+  c.output_value(op, 0)->constant = Constant::from_floats(y.shape, std::vector<float>(wide.begin(), wide.end()));
+}
+
+// DENSIFY: its input is a sparse constant, which the reader already densified
+// (densify.h); the output is that constant.
+void densify_op(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 1, 1, 1);
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  if (x.dtype != y.dtype || x.shape != y.shape)
+    c.fail(op, "input " + x.quoted() + " " + dtype_name(x.dtype) + shape_str(x.shape) + " and output " +
+                   y.quoted() + " " + dtype_name(y.dtype) + shape_str(y.shape) + " differ");
+  ConstantPtr data = c.constant_input(op, 0);
+  c.output_value(op, 0)->constant = std::move(data);
+}
+
+// DEQUANTIZE: int8 -> float is DequantizeLinear; float16 constants are decoded.
 void dequantize(ImportContext& c, const Operator& op) {
   c.require_arity(op, 1, 1, 1);
   const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  if (x.dtype == DType::Float16) return dequantize_float16(c, op);
   c.require_dtype(op, x, DType::Int8);
   c.require_dtype(op, y, DType::Float32);
   if (x.shape != y.shape) c.fail(op, "input and output shapes differ");
@@ -68,7 +97,7 @@ void dequantize(ImportContext& c, const Operator& op) {
 std::vector<int64_t> const_ints(ImportContext& c, const Operator& op, size_t i) {
   const Tensor& t = c.input(op, i);
   if (t.dtype != DType::Int32 && t.dtype != DType::Int64)
-    c.fail(op, "input " + std::to_string(i) + " ('" + t.name + "') must be int32 or int64");
+    c.fail(op, "input " + std::to_string(i) + " (" + t.quoted() + ") must be int32 or int64");
   return c.constant_input(op, i)->to_int64s();
 }
 
@@ -83,7 +112,7 @@ int64_t normalize_axis(ImportContext& c, const Operator& op, int64_t axis, size_
 // when an int8 input's quantization differs (CONCATENATION, PACK).
 Value* requantized_input(ImportContext& c, const Operator& op, size_t i, const Tensor& to) {
   const Tensor& t = c.input(op, i);
-  if (t.dtype != to.dtype) c.fail(op, "input '" + t.name + "' is " + dtype_name(t.dtype) + ", expected " + dtype_name(to.dtype));
+  if (t.dtype != to.dtype) c.fail(op, "input " + t.quoted() + " is " + dtype_name(t.dtype) + ", expected " + dtype_name(to.dtype));
   if (t.dtype != DType::Int8 || (t.quant.scale == to.quant.scale && t.quant.zero_point == to.quant.zero_point))
     return c.value(op, i);
   const QuantParams in{c.scale(op, t), int32_t(c.zero_point(op, t))};
@@ -158,6 +187,29 @@ void transpose(ImportContext& c, const Operator& op) {
   }
   Node* n = c.add(op, "Transpose", {c.value(op, 0)}, {c.output_value(op, 0)});
   n->attrs["perm"] = perm;
+}
+
+// DEPTH_TO_SPACE (NHWC): y[n, h*b+i, w*b+j, c] = x[n, h, w, (i*b+j)*C + c], pure
+// data movement: Reshape to [N,H,W,b,b,C], swap W and the first b, Reshape to
+// [N,H*b,W*b,C].
+void depth_to_space(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 1, 1, 1);
+  const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
+  require_same_quantization(c, op, x, y);
+  c.require_rank(op, x, 4);
+  const int64_t b = c.options<fb::DepthToSpaceOptions>(op)->block_size();
+  if (b < 1 || x.shape[3] % (b * b) != 0)
+    c.fail(op, "block size " + std::to_string(b) + " does not divide the " + std::to_string(x.shape[3]) +
+                   " channels into b*b groups");
+  const int64_t n = x.shape[0], h = x.shape[1], w = x.shape[2], ch = x.shape[3] / (b * b);
+  if (y.shape != Shape{n, h * b, w * b, ch})
+    c.fail(op, "output " + y.quoted() + " has shape " + shape_str(y.shape) + ", expected " +
+                   shape_str({n, h * b, w * b, ch}));
+  Value* split = c.temp(op, x.dtype, {n, h, w, b, b, ch}, "split");
+  c.add(op, "Reshape", {c.value(op, 0), c.int64s(op, split->shape, "split_shape")}, {split}, "split");
+  Value* moved = c.temp(op, x.dtype, {n, h, b, w, b, ch}, "moved");
+  c.add(op, "Transpose", {split}, {moved}, "move")->attrs["perm"] = std::vector<int64_t>{0, 1, 3, 2, 4, 5};
+  c.add(op, "Reshape", {moved, c.int64s(op, y.shape, "shape")}, {c.output_value(op, 0)}, "merge");
 }
 
 // An ONNX Slice with concrete starts/ends/steps on every axis, then a Reshape to
@@ -354,10 +406,12 @@ void register_layout_ops() {
   register_op(B::EXPAND_DIMS, OpFlavor::Any, [](ImportContext& c, const Operator& op) { reshape(c, op, 2); });
   register_op(B::QUANTIZE, OpFlavor::Any, quantize);
   register_op(B::DEQUANTIZE, OpFlavor::Any, dequantize);
+  register_op(B::DENSIFY, OpFlavor::Any, densify_op);
   register_op(B::CONCATENATION, OpFlavor::Any, concatenation);
   register_op(B::PAD, OpFlavor::Any, [](ImportContext& c, const Operator& op) { pad(c, op, false); });
   register_op(B::PADV2, OpFlavor::Any, [](ImportContext& c, const Operator& op) { pad(c, op, true); });
   register_op(B::TRANSPOSE, OpFlavor::Any, transpose);
+  register_op(B::DEPTH_TO_SPACE, OpFlavor::Any, depth_to_space);
   register_op(B::SLICE, OpFlavor::Any, slice);
   register_op(B::STRIDED_SLICE, OpFlavor::Any, strided_slice);
   register_op(B::SPLIT, OpFlavor::Any, split);

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ir/graph.h"
+#include "tflite/densify.h"
 #include "tflite/tflite_schema_generated.h"
 #include "util/error.h"
 
@@ -31,7 +32,7 @@ std::string printable(const flatbuffers::String* s) {
 
 std::string tensor_label(int index, const fb::Tensor* t) {
   std::string s = "tensor " + std::to_string(index);
-  if (t && t->name()) s += " '" + printable(t->name()) + "'";
+  if (t && t->name() && t->name()->size() > 0) s += " '" + printable(t->name()) + "'";
   return s;
 }
 
@@ -79,7 +80,6 @@ Tensor read_tensor(int index, const fb::Tensor* t, const std::string& file) {
   out.dtype = to_dtype(t->type());
   if (out.dtype == DType::Undefined)
     throw CompileError(who + " has element type " + type_name(t->type()) + ", which Kiln does not support");
-  if (t->sparsity()) throw CompileError(who + " is sparse, which Kiln does not support");
   out.is_variable = t->is_variable();
   int64_t elements = 1;
   if (t->shape()) {
@@ -97,13 +97,20 @@ Tensor read_tensor(int index, const fb::Tensor* t, const std::string& file) {
       throw CompileError(who + " uses custom quantization, which Kiln does not support");
     const size_t ns = q->scale() ? q->scale()->size() : 0;
     const size_t nz = q->zero_point() ? q->zero_point()->size() : 0;
-    if (ns != nz)
+    // TFLM reads one zero point for many scales as that zero point for every
+    // channel (converters shrink the all-zero array of weights that way).
+    if (ns != nz && !(nz == 1 && ns > 1))
       throw CompileError(who + " has " + std::to_string(ns) + " quantization scales but " + std::to_string(nz) +
                          " zero points");
     if (ns > 0) {
-      out.quant.quantized_dimension = q->quantized_dimension();
+      int32_t qd = q->quantized_dimension();
+      // Converters copy the weights' quantized dimension onto the 1-D per-channel
+      // bias (TFLM's person_detect: axis 3 on a [8] bias). TFLM never checks the
+      // axis of a tensor it does not slice, and a rank-1 tensor has one axis to
+      // mean: it is axis 0.
+      if (ns > 1 && out.shape.size() == 1) qd = 0;
+      out.quant.quantized_dimension = qd;
       if (ns > 1) {
-        const int32_t qd = q->quantized_dimension();
         if (qd < 0 || size_t(qd) >= out.shape.size())
           throw CompileError(who + " is quantized along axis " + std::to_string(qd) + " but has rank " +
                              std::to_string(out.shape.size()));
@@ -113,7 +120,7 @@ Tensor read_tensor(int index, const fb::Tensor* t, const std::string& file) {
       }
       for (size_t i = 0; i < ns; ++i) {
         const float s = q->scale()->Get(i);
-        const int64_t z = unaligned_int64(*q->zero_point(), i);
+        const int64_t z = unaligned_int64(*q->zero_point(), nz == ns ? i : 0);
         if (!std::isfinite(s) || s <= 0)
           throw CompileError(who + " has quantization scale " + std::to_string(s) + " (must be finite and > 0)");
         if (z < -(int64_t(1) << 31) || z >= (int64_t(1) << 31))
@@ -126,8 +133,8 @@ Tensor read_tensor(int index, const fb::Tensor* t, const std::string& file) {
   return out;
 }
 
-// The bytes of buffer `b` for tensor `t`, or null when the buffer is empty.
-ConstantPtr tensor_data(const Tensor& t, const fb::Buffer* b, const ConstantBufferPtr& file, const std::string& who) {
+// Where buffer `b`'s bytes lie in the file: [offset, offset + size), size 0 when empty.
+std::pair<size_t, size_t> buffer_extent(const fb::Buffer* b, const ConstantBufferPtr& file, const std::string& who) {
   size_t offset = 0, size = 0;
   if (b->offset() > 1) {
     // Data outside the flatbuffer (models over 2 GB): [offset, offset+size) of the file.
@@ -139,6 +146,18 @@ ConstantPtr tensor_data(const Tensor& t, const fb::Buffer* b, const ConstantBuff
   } else if (b->data() && b->data()->size() > 0) {
     offset = size_t(b->data()->Data() - file->data());
     size = b->data()->size();
+  }
+  return {offset, size};
+}
+
+// The data of tensor `t` (`fbt` in the file) from buffer `b`, or null when the
+// buffer is empty. A sparse tensor is densified here (tflite/densify.h).
+ConstantPtr tensor_data(const Tensor& t, const fb::Tensor* fbt, const fb::Buffer* b, const ConstantBufferPtr& file,
+                        const std::string& who) {
+  const auto [offset, size] = buffer_extent(b, file, who);
+  if (fbt->sparsity()) {
+    if (size == 0) throw CompileError(who + " is sparse but has no data");
+    return densify(t.dtype, t.shape, *fbt->sparsity(), file->data() + offset, size, who);
   }
   if (size == 0) return nullptr;
   const int64_t elements = shape_elements(t.shape);
@@ -166,6 +185,10 @@ std::string builtin_name(int32_t code) {
   }
   return "BUILTIN_" + std::to_string(code);
 }
+
+std::string Tensor::label() const { return name.empty() ? "tensor " + std::to_string(index) : "tensor '" + name + "'"; }
+
+std::string Tensor::quoted() const { return name.empty() ? "tensor " + std::to_string(index) : "'" + name + "'"; }
 
 std::string Operator::describe() const { return name + " (operator " + std::to_string(index) + ")"; }
 
@@ -219,7 +242,7 @@ Model load_tflite_buffer(ConstantBufferPtr bytes, const std::string& file) {
                          std::to_string(nbuffers));
     const fb::Buffer* b = m->buffers()->Get(t->buffer());
     if (!b) throw CompileError(who + ": buffer " + std::to_string(t->buffer()) + " is missing");
-    tensor.data = tensor_data(tensor, b, bytes, who);
+    tensor.data = tensor_data(tensor, t, b, bytes, who);
     out.tensors.push_back(std::move(tensor));
   }
 

@@ -4,7 +4,8 @@
 // Nothing of the file is used before it has been checked: flatbuffers' Verifier
 // proves every offset stays inside the file, then load_tflite checks the meaning
 // (indices in range, shapes non-negative and of sane size, constant buffers as
-// large as their tensors, quantization arrays as long as their axis). A bad file
+// large as their tensors, quantization arrays as long as their axis) and sparse
+// constants are densified (densify.h). A bad file
 // gets a one-line CompileError naming what is wrong (and the operator and its
 // index when it is about an operator). Constant data is not copied: each constant
 // tensor is a slice of the memory-mapped file.
@@ -43,6 +44,10 @@ struct Tensor {
   Quantization quant;
   ConstantPtr data;  // set for a tensor with a non-empty buffer (a constant)
   bool is_variable = false;  // state a stateful operator (LSTM) updates in place
+  // How messages name it: "tensor 'conv/bias'", or "tensor 7" when it has no name.
+  std::string label() const;
+  // The same as a noun's complement ("output 'conv/bias'", "output tensor 7").
+  std::string quoted() const;
 };
 
 struct Operator {

@@ -43,8 +43,8 @@ std::unique_ptr<Graph> import_tflite_model(const tflite::Model& model, const std
     const bool lstm = op.code == int32_t(tflite_fb::BuiltinOperator::UNIDIRECTIONAL_SEQUENCE_LSTM);
     for (int t : op.inputs)
       if (t >= 0 && model.tensors[t].is_variable && !lstm)
-        throw CompileError(file + ": " + op.describe() + ": variable tensor '" + model.tensors[t].name +
-                           "' (state kept between inferences) is not supported");
+        throw CompileError(file + ": " + op.describe() + ": variable " + model.tensors[t].label() +
+                           " (state kept between inferences) is not supported");
     tflite::map_operator(ctx, op);
   }
   for (int t : model.outputs) {
@@ -52,7 +52,7 @@ std::unique_ptr<Graph> import_tflite_model(const tflite::Model& model, const std
     if (!v) {
       const auto& tensor = model.tensors[t];
       if (!tensor.data)
-        throw CompileError(file + ": model output '" + tensor.name + "' is not produced by any operator");
+        throw CompileError(file + ": model output " + tensor.quoted() + " is not produced by any operator");
       v = graph->add_value(tensor.name.empty() ? "output_" + std::to_string(t) : tensor.name, tensor.dtype,
                            tensor.shape);
       v->constant = tensor.data;

@@ -1035,8 +1035,9 @@ def main():
             lambda m: m["operators"][1].update(options_type=BO.Conv2DOptions, options=conv_options()))
     variant("quant_scales_vs_channels", "has 2 quantization scales for axis 0 of size 3",
             lambda m: m["tensors"][1].update(scale=[0.01, 0.02], zero_point=[0, 0]))
-    variant("quant_zero_points_vs_scales", "has 3 quantization scales but 1 zero points",
-            lambda m: m["tensors"][1].update(zero_point=[0]))
+    # One zero point for many scales is valid (TFLM applies it to every channel).
+    variant("quant_zero_points_vs_scales", "has 3 quantization scales but 2 zero points",
+            lambda m: m["tensors"][1].update(zero_point=[0, 0]))
     variant("quant_axis_out_of_range", "quantized along axis 7",
             lambda m: m["tensors"][1].update(qdim=7))
     variant("quant_scale_zero", "quantization scale 0", lambda m: m["tensors"][0].update(scale=[0.0]))

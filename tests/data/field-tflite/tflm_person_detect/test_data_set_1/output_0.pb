@@ -1,0 +1,1 @@
+B!MobilenetV1/Predictions/Reshape_1Ji—
