@@ -690,6 +690,11 @@ class Emitter {
     std::vector<std::pair<uint64_t, const Buffer*>> placed;
     for (const auto& b : prog_.buffers) {
       if (b.kind != BufferKind::Constant || plan_.buffer_pool[size_t(b.id)] != p) continue;
+      // A zero-byte constant (the empty shape of a Reshape to rank 0, the axes of a
+      // SplitToSequence element's Squeeze) holds no bytes: the planner may put it at
+      // any offset, inside another constant too (planner/verify_plan.cpp skips it),
+      // so it has nothing to write and no place in the address order.
+      if (b.size_bytes == 0) continue;
       uint64_t off = plan_.buffer_offset[size_t(b.id)];
       if (off + b.size_bytes > ep.size_bytes) throw std::logic_error("emitter: constant '" + b.name + "' beyond pool end");
       placed.emplace_back(off, &b);

@@ -220,6 +220,7 @@ class Validator {
     ranks_ = ranks;
     constants_ = constants;
     arity(np);
+    graph_attributes(np);
     attribute_rules(np);
     rank_rules(np);
     input_rules(np);
@@ -341,6 +342,37 @@ class Validator {
       throw CompileError(node_who(np) + ": has " + std::to_string(outs) + " outputs; " + np.op_type() + "-" +
                          std::to_string(schema->since_version()) + " gives " + std::to_string(schema->min_output()) +
                          (schema->max_output() == schema->min_output() ? "" : " to " + std::to_string(schema->max_output())));
+  }
+
+  // The graph attributes the node's schema requires (If's branches, Loop's and
+  // Scan's body, SequenceMap's body) are there and hold a graph: ONNX's inference
+  // function reads the body without looking (a Scan without one was a SEGV), and
+  // infer_types below runs it for any node without a graph attribute.
+  void graph_attributes(const onnx::NodeProto& np) {
+    const auto* schema = schema_of(np);
+    if (!schema) return;
+    for (const auto& [name, attr] : schema->attributes()) {
+      const bool one = attr.type == onnx::AttributeProto::GRAPH, many = attr.type == onnx::AttributeProto::GRAPHS;
+      if (!one && !many) continue;
+      const onnx::AttributeProto* a = nullptr;
+      for (const auto& x : np.attribute())
+        if (x.name() == name) a = &x;
+      if (!a) {
+        if (attr.required) throw CompileError(node_who(np) + ": has no attribute '" + name + "' (its subgraph)");
+        continue;
+      }
+      if ((one && !a->has_g()) || (many && a->graphs_size() == 0))
+        throw CompileError(node_who(np) + ": attribute '" + name + "' holds no subgraph");
+    }
+  }
+
+  // ConstantOfShape fills its output with its `value`, which must be one element
+  // (an empty one was read past its end when folded).
+  void attribute_tensor_rules(const onnx::NodeProto& np, const onnx::AttributeProto& a, const std::string& what) {
+    if (np.op_type() != "ConstantOfShape" || a.name() != "value" || !a.has_t()) return;
+    int64_t n = 1;
+    for (auto d : a.t().dims()) n *= d;  // tensor() checked the product first
+    if (n != 1) throw CompileError(what + ": holds " + std::to_string(n) + " elements; it must hold exactly one");
   }
 
   // The types of a node's outputs by ONNX's own inference function for it, from
@@ -567,6 +599,7 @@ class Validator {
     std::set<std::string> used;
     for (const auto& np : g.node()) {
       arity(np);
+      graph_attributes(np);
       attribute_rules(np);
       rank_rules(np);
       input_rules(np);
@@ -576,6 +609,7 @@ class Validator {
         if (a.type() == onnx::AttributeProto::SPARSE_TENSOR || a.type() == onnx::AttributeProto::SPARSE_TENSORS)
           throw CompileError(what + ": sparse tensors are not supported");
         if (a.has_t()) tensor(a.t(), what, false);
+        attribute_tensor_rules(np, a, what);
         for (const auto& t : a.tensors()) tensor(t, what, false);
         if (a.has_g()) subgraph(a.g(), used);
         for (const auto& sg : a.graphs()) subgraph(sg, used);

@@ -237,6 +237,13 @@ class Resolver {
     const int64_t lo = new_axis ? -r - 1 : -r, hi = new_axis ? r : r - 1;
     if (axis < lo || axis > hi)
       throw CompileError(n->describe() + ": axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r));
+    // Every element must have element 0's rank before the axis indexes its shape
+    // (a rank-0 value_info on a later element was a SEGV in the unsqueeze below).
+    for (size_t i = 1; i < l->size(); ++i)
+      if (int64_t((*l)[i]->shape.size()) != r)
+        throw CompileError(n->describe() + ": element " + std::to_string(i) + " has rank " +
+                           std::to_string((*l)[i]->shape.size()) + " but element 0 has rank " + std::to_string(r) +
+                           "; the elements of a concatenated sequence share one rank");
     if (axis < 0) axis += new_axis ? r + 1 : r;
     std::vector<Value*> parts;
     for (Value* e : *l) {
