@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "emit/c_names.h"
@@ -118,6 +119,7 @@ class Emitter {
                                      render_template("module_internal.h.mustache", d),
                                      render_template("metadata.c.mustache", d),
                                      render_template("operators.c.mustache", operators_data(d))};
+    check_macros_unique(code[0]);
     write_file(dir_, "metadata.h", code[0]);
     write_file(dir_, "module_internal.h", code[1]);
     write_file(dir_, "metadata.c", code[2]);
@@ -195,6 +197,23 @@ class Emitter {
     };
     for (const Value* v : g_.inputs) inputs_.push_back(make(v, in_names));
     for (const Value* v : g_.outputs) outputs_.push_back(make(v, out_names));
+  }
+
+  // Each kind of name is unique within its kind (CNameTable); a user pool's name
+  // could still spell another kind's macro ("input_x" and an input "x_workspace"
+  // both give KILN_<MOD>_INPUT_X_WORKSPACE_SIZE): refuse that before writing.
+  static void check_macros_unique(const std::string& header) {
+    std::set<std::string> seen;
+    size_t at = 0;
+    const std::string def = "#define ";
+    while ((at = header.find(def, at)) != std::string::npos) {
+      at += def.size();
+      const size_t end = header.find_first_of(" (\n", at);
+      const std::string name = header.substr(at, end - at);
+      if (!seen.insert(name).second)
+        throw CompileError("two names give the macro " + name +
+                           " in metadata.h; rename the pool (--with-workspace-buffer / --with-parameter-buffer)");
+    }
   }
 
   void collect_pools() {
@@ -295,10 +314,11 @@ class Emitter {
     d.set("mapped_inputs", mapped_io_list(inputs_, BufferKind::Input));
     d.set("mapped_outputs", mapped_io_list(outputs_, BufferKind::Output));
     TemplateList seqs;  // sequence inputs/outputs: a count macro each (docs/user-guide.md)
+    CNameTable seq_in_names, seq_out_names;  // KILN_<MOD>_INPUT_<X>_COUNT: unique per kind
     for (const auto& si : g_.sequence_io) {
       TemplateObject o;
       o["name"] = si.name;
-      o["macro"] = c_macro_name(si.name);
+      o["macro"] = c_macro_name((si.is_input ? seq_in_names : seq_out_names).unique(si.name));
       o["kind"] = si.is_input ? "INPUT" : "OUTPUT";
       o["count"] = std::to_string(si.count);
       o["elements"] = si.count == 0 ? std::string("no members")
