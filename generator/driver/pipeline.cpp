@@ -7,14 +7,15 @@
 #include "controlflow/control_flow.h"
 #include "onnx/node_shape_inference.h"
 #include "onnx/node_validation.h"
-#include "sequence/resolve_sequences.h"
 #include "schedule/overlap_choice.h"
 #include "schedule/patch_fusion.h"
 #include "schedule/residual_fusion.h"
+#include "sequence/resolve_sequences.h"
 #include "sequence/runtime_sequences.h"
 #include "util/error.h"
 #include "util/fault_guard.h"
 #include "util/progress.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -169,7 +170,7 @@ void run_pipeline(PipelineState& state, const PipelineOptions& options, const st
                   const std::function<void(const Pass&, const PipelineState&)>& after) {
   const auto& passes = pipeline_passes();
   if (!last.empty() && std::none_of(passes.begin(), passes.end(), [&](const Pass& p) { return p.name == last; }))
-    throw std::logic_error("no pipeline pass named '" + last + "'");
+    throw std::logic_error("no pipeline pass named " + in_quotes(last));
   for (const Pass& p : passes) {
     progress_stage(p.name == "settle" && !options.fold ? "inferring shapes" : p.progress);
     FaultScope scope("the pipeline's '" + p.name + "' pass");

@@ -16,6 +16,7 @@
 #include "ir/loop_region.h"
 #include "util/error.h"
 #include "util/paths.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -31,9 +32,9 @@ void write_file(const fs::path& dir, const std::string& name, const std::string&
   if (dir.empty()) return;
   const fs::path p = dir / name;
   std::ofstream out(p, std::ios::binary);
-  if (!out) throw CompileError("cannot write '" + p.string() + "'");
+  if (!out) throw CompileError("cannot write " + in_quotes(p.string()));
   out << text;
-  if (!out) throw CompileError("error while writing '" + p.string() + "'");
+  if (!out) throw CompileError("error while writing " + in_quotes(p.string()));
 }
 
 std::string shape_dims(const Shape& s) {
@@ -108,7 +109,7 @@ class Emitter {
 
   CompiledModule run() {
     if (!is_c_identifier(mod_))
-      throw CompileError("--module-name '" + mod_ + "' is not a C identifier (letters, digits, '_'; no leading digit)");
+      throw CompileError("--module-name " + in_quotes(mod_) + " is not a C identifier (letters, digits, '_'; no leading digit)");
     if (!dir_.empty()) fs::create_directories(dir_);
     collect_io();
     collect_pools();
@@ -191,7 +192,7 @@ class Emitter {
       t.info.size_bytes = v->size_bytes();
       t.macro = c_macro_name(t.info.c_name);
       if (dtype_c_type(v->dtype).empty())
-        throw CompileError("graph input/output '" + v->name + "' has dtype " + dtype_name(v->dtype) +
+        throw CompileError("graph input/output " + in_quotes(v->name) + " has dtype " + dtype_name(v->dtype) +
                            ", which generated C cannot hold");
       return t;
     };
@@ -278,7 +279,7 @@ class Emitter {
       const Buffer& b = io_buffer(kind, i);
       const int p = plan_.buffer_pool[size_t(b.id)];
       if (p < 0 || !plan_.pools[size_t(p)].is_workspace)
-        throw std::logic_error("emitter: --io-in-workspace but '" + b.name + "' is not in a workspace pool");
+        throw std::logic_error("emitter: --io-in-workspace but " + in_quotes(b.name) + " is not in a workspace pool");
       const uint64_t off = plan_.buffer_offset[size_t(b.id)];
       const std::string base =
           plan_.pools[size_t(p)].is_user ? "workspaces->" + pool_cnames_[size_t(p)] : pool_array(size_t(p));
@@ -384,7 +385,7 @@ class Emitter {
       base = "(uint8_t*)outputs->" + outputs_[size_t(buf.io_index)].info.c_name;
     } else {
       int p = plan_.buffer_pool[size_t(b)];
-      if (p < 0) throw std::logic_error("emitter: buffer '" + buf.name + "' has no pool");
+      if (p < 0) throw std::logic_error("emitter: buffer " + in_quotes(buf.name) + " has no pool");
       base = pool_var(size_t(p));
       off += plan_.buffer_offset[size_t(b)];
     }
@@ -716,7 +717,7 @@ class Emitter {
       // so it has nothing to write and no place in the address order.
       if (b.size_bytes == 0) continue;
       uint64_t off = plan_.buffer_offset[size_t(b.id)];
-      if (off + b.size_bytes > ep.size_bytes) throw std::logic_error("emitter: constant '" + b.name + "' beyond pool end");
+      if (off + b.size_bytes > ep.size_bytes) throw std::logic_error("emitter: constant " + in_quotes(b.name) + " beyond pool end");
       placed.emplace_back(off, &b);
     }
     std::sort(placed.begin(), placed.end(),
@@ -739,7 +740,7 @@ class Emitter {
     NullStream discard;
     if (!dir_.empty()) {
       file_out.open(dir_ / file, std::ios::binary);
-      if (!file_out) throw CompileError("cannot write '" + (dir_ / file).string() + "'");
+      if (!file_out) throw CompileError("cannot write " + in_quotes((dir_ / file).string()));
     }
     std::ostream& out = dir_.empty() ? static_cast<std::ostream&>(discard) : file_out;
     out << text.substr(0, at);
@@ -747,7 +748,7 @@ class Emitter {
     std::vector<uint8_t> bytes;
     uint64_t pos = 0;
     for (const auto& [off, b] : placed) {
-      if (off < pos) throw std::logic_error("emitter: constants '" + b->name + "' overlaps the one before it");
+      if (off < pos) throw std::logic_error("emitter: constants " + in_quotes(b->name) + " overlaps the one before it");
       hex.zeros(off - pos);
       bytes.resize(b->size_bytes);
       // write_bytes rounds a folded (wide or transformed) constant straight into
@@ -759,7 +760,7 @@ class Emitter {
     hex.zeros(std::max<uint64_t>(ep.size_bytes, 1) - pos);
     hex.finish();
     out << text.substr(at + marker.size() + 1);
-    if (!out) throw CompileError("error while writing '" + file + "'");
+    if (!out) throw CompileError("error while writing " + in_quotes(file));
     return file;
   }
 
@@ -772,7 +773,7 @@ class Emitter {
     for (const char* sub : {"include", "src"}) {
       fs::create_directories(dst / sub);
       fs::copy(src / sub, dst / sub, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
-      if (ec) throw CompileError("cannot copy the runtime from '" + (src / sub).string() + "': " + ec.message());
+      if (ec) throw CompileError("cannot copy the runtime from " + in_quotes((src / sub).string()) + ": " + ec.message());
     }
   }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -20,7 +21,7 @@ namespace {
 class TarWriter {
  public:
   explicit TarWriter(const fs::path& p) : out_(p, std::ios::binary) {
-    if (!out_) throw CompileError("cannot write '" + p.string() + "'");
+    if (!out_) throw CompileError("cannot write " + in_quotes(p.string()));
   }
   void add(const std::string& name, const std::string& data) {
     if (name.size() >= 100) throw CompileError("model library format: path too long: " + name);

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "util/float_to_int.h"
 #include "util/error.h"
+#include "util/float_to_int.h"
+#include "util/quoted.h"
 
 namespace kiln::tflite {
 
@@ -46,23 +47,23 @@ const Tensor& ImportContext::output(const Operator& op, size_t i) const {
 ConstantPtr ImportContext::constant_input(const Operator& op, size_t i) const {
   const Tensor& t = input(op, i);
   if (!t.data)
-    fail(op, "input " + std::to_string(i) + " ('" + t.name + "') must be a constant tensor (a buffer with data)");
+    fail(op, "input " + std::to_string(i) + " (" + in_quotes(t.name) + ") must be a constant tensor (a buffer with data)");
   return t.data;
 }
 
 void ImportContext::require_rank(const Operator& op, const Tensor& t, size_t rank) const {
   if (t.shape.size() != rank)
-    fail(op, "tensor '" + t.name + "' has shape " + shape_str(t.shape) + ", expected rank " + std::to_string(rank));
+    fail(op, "tensor " + in_quotes(t.name) + " has shape " + shape_str(t.shape) + ", expected rank " + std::to_string(rank));
 }
 
 void ImportContext::require_dtype(const Operator& op, const Tensor& t, DType dtype) const {
   if (t.dtype != dtype)
-    fail(op, "tensor '" + t.name + "' is " + dtype_name(t.dtype) + ", expected " + dtype_name(dtype));
+    fail(op, "tensor " + in_quotes(t.name) + " is " + dtype_name(t.dtype) + ", expected " + dtype_name(dtype));
 }
 
 float ImportContext::scale(const Operator& op, const Tensor& t) const {
   if (t.quant.scale.size() != 1)
-    fail(op, "tensor '" + t.name + "' needs one (per-tensor) quantization scale, it has " +
+    fail(op, "tensor " + in_quotes(t.name) + " needs one (per-tensor) quantization scale, it has " +
                  std::to_string(t.quant.scale.size()));
   return t.quant.scale[0];
 }
@@ -71,7 +72,7 @@ int64_t ImportContext::zero_point(const Operator& op, const Tensor& t) const {
   scale(op, t);
   const int64_t z = t.quant.zero_point[0];
   if (t.dtype == DType::Int8 && (z < -128 || z > 127))
-    fail(op, "tensor '" + t.name + "' has zero point " + std::to_string(z) + " outside int8");
+    fail(op, "tensor " + in_quotes(t.name) + " has zero point " + std::to_string(z) + " outside int8");
   return z;
 }
 
@@ -118,19 +119,19 @@ Value* ImportContext::value(const Operator& op, size_t i) {
     v->constant = t.data;
     return v;
   }
-  fail(op, "input " + std::to_string(i) + " ('" + t.name +
-               "') is neither a constant, a model input, nor the output of an earlier operator");
+  fail(op, "input " + std::to_string(i) + " (" + in_quotes(t.name) +
+               ") is neither a constant, a model input, nor the output of an earlier operator");
 }
 
 Value* ImportContext::output_value(const Operator& op, size_t i) {
   const Tensor& t = output(op, i);
   Value*& v = values_[t.index];
-  if (v) fail(op, "output '" + t.name + "' is already produced by an earlier operator (or is a model input)");
-  if (t.data) fail(op, "output '" + t.name + "' is a constant tensor");
+  if (v) fail(op, "output " + in_quotes(t.name) + " is already produced by an earlier operator (or is a model input)");
+  if (t.data) fail(op, "output " + in_quotes(t.name) + " is a constant tensor");
   // Checked here, not only when the input is looked up: a mapping may create its
   // outputs first, and an operator reading its own output would make a cycle.
   for (int in : op.inputs)
-    if (in == t.index) fail(op, "output '" + t.name + "' is also one of its inputs");
+    if (in == t.index) fail(op, "output " + in_quotes(t.name) + " is also one of its inputs");
   v = graph_.add_value(value_name(t), t.dtype, t.shape);
   return v;
 }
@@ -167,9 +168,9 @@ Node* ImportContext::add(const Operator& op, const std::string& op_type, std::ve
 Value* ImportContext::graph_input(int tensor) {
   const Tensor& t = model_.tensors[tensor];
   Value*& v = values_[tensor];
-  if (v) throw CompileError(file_ + ": tensor " + std::to_string(tensor) + " '" + t.name +
-                            "' is listed twice as a model input");
-  if (t.data) throw CompileError(file_ + ": model input '" + t.name + "' is a constant tensor");
+  if (v) throw CompileError(file_ + ": tensor " + std::to_string(tensor) + " " + in_quotes(t.name) +
+                            " is listed twice as a model input");
+  if (t.data) throw CompileError(file_ + ": model input " + in_quotes(t.name) + " is a constant tensor");
   v = graph_.add_value(value_name(t), t.dtype, t.shape);
   return v;
 }
@@ -226,7 +227,7 @@ Window2D window_2d(const ImportContext& c, const Operator& op, const Tensor& x, 
   const AxisPadding ph = tflite_padding(padding, x.shape[1], kh, sh, dh);
   const AxisPadding pw = tflite_padding(padding, x.shape[2], kw, sw, dw);
   if (ph.out < 1 || pw.out < 1 || y.shape[1] != ph.out || y.shape[2] != pw.out || y.shape[0] != x.shape[0])
-    c.fail(op, "output '" + y.name + "' has shape " + shape_str(y.shape) + " but input " + shape_str(x.shape) +
+    c.fail(op, "output " + in_quotes(y.name) + " has shape " + shape_str(y.shape) + " but input " + shape_str(x.shape) +
                    " gives " + std::to_string(ph.out) + "x" + std::to_string(pw.out));
   return {{sh, sw}, {dh, dw}, {ph.before, pw.before, ph.after, pw.after}};
 }

@@ -7,6 +7,7 @@
 // activations become the ONNX activation op after the operator.
 
 #include "tflite/import_context.h"
+#include "util/quoted.h"
 
 namespace kiln::tflite {
 
@@ -74,7 +75,7 @@ Value* float_bias(ImportContext& c, const Operator& op, int64_t channels) {
   const Tensor& b = c.input(op, 2);
   c.constant_input(op, 2);
   c.require_dtype(op, b, DType::Float32);
-  if (b.shape != Shape{channels}) c.fail(op, "bias '" + b.name + "' must be [" + std::to_string(channels) + "]");
+  if (b.shape != Shape{channels}) c.fail(op, "bias " + in_quotes(b.name) + " must be [" + std::to_string(channels) + "]");
   return c.value(op, 2);
 }
 
@@ -167,7 +168,7 @@ void fully_connected(ImportContext& c, const Operator& op) {
   const int64_t nout = w.shape[0], k = w.shape[1], xe = shape_elements(x.shape);
   if (k <= 0 || xe % k != 0) c.fail(op, "input " + shape_str(x.shape) + " does not split into rows of " + std::to_string(k));
   const int64_t m = xe / k;
-  if (shape_elements(y.shape) != m * nout) c.fail(op, "output '" + y.name + "' has the wrong number of elements");
+  if (shape_elements(y.shape) != m * nout) c.fail(op, "output " + in_quotes(y.name) + " has the wrong number of elements");
   Value* xv = c.value(op, 0);
   if (x.shape != Shape{m, k}) {
     Value* r = c.temp(op, DType::Float32, {m, k}, "rows");

@@ -9,6 +9,7 @@
 
 #include "tflite/import_context.h"
 #include "tflite/lookup_tables.h"
+#include "util/quoted.h"
 
 namespace kiln::tflite {
 
@@ -23,10 +24,10 @@ namespace {
 // parameters), or the result would be silently reinterpreted.
 void require_same_quantization(ImportContext& c, const Operator& op, const Tensor& a, const Tensor& b) {
   if (a.dtype != b.dtype)
-    c.fail(op, "input '" + a.name + "' is " + dtype_name(a.dtype) + " but output '" + b.name + "' is " +
+    c.fail(op, "input " + in_quotes(a.name) + " is " + dtype_name(a.dtype) + " but output " + in_quotes(b.name) + " is " +
                    dtype_name(b.dtype));
   if (a.quant.scale != b.quant.scale || a.quant.zero_point != b.quant.zero_point)
-    c.fail(op, "input '" + a.name + "' and output '" + b.name + "' have different quantization");
+    c.fail(op, "input " + in_quotes(a.name) + " and output " + in_quotes(b.name) + " have different quantization");
 }
 
 // RESHAPE, SQUEEZE, EXPAND_DIMS: the output tensor's shape says it all.
@@ -69,7 +70,7 @@ void dequantize(ImportContext& c, const Operator& op) {
 std::vector<int64_t> const_ints(ImportContext& c, const Operator& op, size_t i) {
   const Tensor& t = c.input(op, i);
   if (t.dtype != DType::Int32 && t.dtype != DType::Int64)
-    c.fail(op, "input " + std::to_string(i) + " ('" + t.name + "') must be int32 or int64");
+    c.fail(op, "input " + std::to_string(i) + " (" + in_quotes(t.name) + ") must be int32 or int64");
   return c.constant_input(op, i)->to_int64s();
 }
 
@@ -84,7 +85,7 @@ int64_t normalize_axis(ImportContext& c, const Operator& op, int64_t axis, size_
 // when an int8 input's quantization differs (CONCATENATION, PACK).
 Value* requantized_input(ImportContext& c, const Operator& op, size_t i, const Tensor& to) {
   const Tensor& t = c.input(op, i);
-  if (t.dtype != to.dtype) c.fail(op, "input '" + t.name + "' is " + dtype_name(t.dtype) + ", expected " + dtype_name(to.dtype));
+  if (t.dtype != to.dtype) c.fail(op, "input " + in_quotes(t.name) + " is " + dtype_name(t.dtype) + ", expected " + dtype_name(to.dtype));
   if (t.dtype != DType::Int8 || (t.quant.scale == to.quant.scale && t.quant.zero_point == to.quant.zero_point))
     return c.value(op, i);
   const QuantParams in{c.scale(op, t), int32_t(c.zero_point(op, t))};

@@ -17,6 +17,7 @@
 
 #include "tflite/import_context.h"
 #include "tflite/sigmoid_table_uint16.h"
+#include "util/quoted.h"
 
 namespace kiln::tflite {
 
@@ -43,7 +44,7 @@ std::vector<double> stacked(ImportContext& c, const Operator& op, std::initializ
     const Tensor& t = c.input(op, i);
     c.require_dtype(op, t, DType::Float32);
     if (t.shape != shape)
-      c.fail(op, "input " + std::to_string(i) + " ('" + t.name + "') has shape " + shape_str(t.shape) + ", expected " +
+      c.fail(op, "input " + std::to_string(i) + " (" + in_quotes(t.name) + ") has shape " + shape_str(t.shape) + ", expected " +
                      shape_str(shape));
     const auto v = c.constant_input(op, i)->to_doubles();
     out.insert(out.end(), v.begin(), v.end());
@@ -103,7 +104,7 @@ void unidirectional_sequence_lstm(ImportContext& c, const Operator& op) {
   const auto [time_major, steps, batch, n_input, n_cell, out_shape] = lstm_sizes(c, op, o);
   for (size_t i : {kOutputState, kCellState}) {
     const Tensor& s = c.input(op, i);
-    if (shape_elements(s.shape) != batch * n_cell) c.fail(op, "state '" + s.name + "' does not hold batch x cells");
+    if (shape_elements(s.shape) != batch * n_cell) c.fail(op, "state " + in_quotes(s.name) + " does not hold batch x cells");
   }
 
   // ONNX gate order: input, output, forget, cell.
@@ -142,9 +143,9 @@ float int8_weight_scale(ImportContext& c, const Operator& op, size_t i, const Sh
   c.require_dtype(op, t, DType::Int8);
   c.constant_input(op, i);
   if (t.shape != shape)
-    c.fail(op, "input " + std::to_string(i) + " ('" + t.name + "') has shape " + shape_str(t.shape) + ", expected " +
+    c.fail(op, "input " + std::to_string(i) + " (" + in_quotes(t.name) + ") has shape " + shape_str(t.shape) + ", expected " +
                    shape_str(shape));
-  if (c.zero_point(op, t) != 0) c.fail(op, "weights '" + t.name + "' must be symmetric (zero point 0)");
+  if (c.zero_point(op, t) != 0) c.fail(op, "weights " + in_quotes(t.name) + " must be symmetric (zero point 0)");
   return c.scale(op, t);
 }
 
@@ -169,11 +170,11 @@ void unidirectional_sequence_lstm_int8(ImportContext& c, const Operator& op) {
   c.require_dtype(op, h, DType::Int8);
   c.require_dtype(op, cs, DType::Int16);
   for (const Tensor* s : {&h, &cs})
-    if (shape_elements(s->shape) != batch * n_cell) c.fail(op, "state '" + s->name + "' does not hold batch x cells");
+    if (shape_elements(s->shape) != batch * n_cell) c.fail(op, "state " + in_quotes(s->name) + " does not hold batch x cells");
   const float h_scale = c.scale(op, h), cell_scale = c.scale(op, cs);
   const int64_t h_zp = c.zero_point(op, h);
   if (c.scale(op, y) != h_scale || c.zero_point(op, y) != h_zp)
-    c.fail(op, "output '" + y.name + "' must have the hidden state's quantization (it receives its values)");
+    c.fail(op, "output " + in_quotes(y.name) + " must have the hidden state's quantization (it receives its values)");
   if (c.zero_point(op, cs) != 0) c.fail(op, "the cell state must have zero point 0");
   // TFLite Micro's CheckedLog2: the cell scale's nearest power of two.
   const float log2_scale = std::log(cell_scale) * (1.0f / std::log(2.0f));
@@ -198,7 +199,7 @@ void unidirectional_sequence_lstm_int8(ImportContext& c, const Operator& op) {
     for (int64_t v : c.constant_input(op, rec_w[g])->to_int64s()) wr_bytes.push_back(uint8_t(int8_t(v)));
     const Tensor& b = c.input(op, biases[g]);
     c.require_dtype(op, b, DType::Int32);
-    if (b.shape != Shape{n_cell}) c.fail(op, "bias '" + b.name + "' must be [" + std::to_string(n_cell) + "]");
+    if (b.shape != Shape{n_cell}) c.fail(op, "bias " + in_quotes(b.name) + " must be [" + std::to_string(n_cell) + "]");
     for (int64_t v : c.constant_input(op, biases[g])->to_int64s()) bias_values.push_back(v);
   }
   int64_t cell_clip = 0;

@@ -9,6 +9,7 @@
 
 #include "tflite/import_context.h"
 #include "tflite/lookup_tables.h"
+#include "util/quoted.h"
 
 namespace kiln::tflite {
 
@@ -21,12 +22,12 @@ namespace {
 std::vector<double> requant_scales(ImportContext& c, const Operator& op, const Tensor& x, const Tensor& w,
                                    const Tensor& y, int channel_axis) {
   const auto& q = w.quant;
-  if (q.scale.empty()) c.fail(op, "weights '" + w.name + "' are not quantized");
+  if (q.scale.empty()) c.fail(op, "weights " + in_quotes(w.name) + " are not quantized");
   if (q.scale.size() > 1 && q.quantized_dimension != channel_axis)
-    c.fail(op, "weights '" + w.name + "' are quantized along axis " + std::to_string(q.quantized_dimension) +
+    c.fail(op, "weights " + in_quotes(w.name) + " are quantized along axis " + std::to_string(q.quantized_dimension) +
                    ", expected the output-channel axis " + std::to_string(channel_axis));
   for (int64_t z : q.zero_point)
-    if (z != 0) c.fail(op, "weights '" + w.name + "' have zero point " + std::to_string(z) + " (must be symmetric)");
+    if (z != 0) c.fail(op, "weights " + in_quotes(w.name) + " have zero point " + std::to_string(z) + " (must be symmetric)");
   const double sx = c.scale(op, x), sy = c.scale(op, y);
   std::vector<double> out;
   for (float sw : q.scale) out.push_back(sx * double(sw) / sy);
@@ -40,7 +41,7 @@ Value* bias_value(ImportContext& c, const Operator& op, int64_t channels) {
   c.constant_input(op, 2);
   c.require_dtype(op, b, DType::Int32);
   if (b.shape != Shape{channels})
-    c.fail(op, "bias '" + b.name + "' has shape " + shape_str(b.shape) + ", expected [" + std::to_string(channels) +
+    c.fail(op, "bias " + in_quotes(b.name) + " has shape " + shape_str(b.shape) + ", expected [" + std::to_string(channels) +
                    "]");
   return c.value(op, 2);
 }
@@ -133,7 +134,7 @@ void fully_connected(ImportContext& c, const Operator& op) {
     c.fail(op, "input " + shape_str(x.shape) + " does not split into rows of " + std::to_string(k));
   const int64_t m = xe / k;
   if (shape_elements(y.shape) != m * nout)
-    c.fail(op, "output '" + y.name + "' has shape " + shape_str(y.shape) + ", expected " + std::to_string(m) + "x" +
+    c.fail(op, "output " + in_quotes(y.name) + " has shape " + shape_str(y.shape) + ", expected " + std::to_string(m) + "x" +
                    std::to_string(nout) + " elements");
   Value* xv = c.value(op, 0);
   if (x.shape != Shape{m, k}) {
@@ -273,7 +274,7 @@ void mean(ImportContext& c, const Operator& op) {
   }
   if (gone.empty()) c.fail(op, "no axis to reduce");
   if (shape_elements(y.shape) != kept_elements)
-    c.fail(op, "output '" + y.name + "' has shape " + shape_str(y.shape) + ", expected " +
+    c.fail(op, "output " + in_quotes(y.name) + " has shape " + shape_str(y.shape) + ", expected " +
                    std::to_string(kept_elements) + " elements");
   Value* xv = c.value(op, 0);
   std::vector<int64_t> axes = gone;

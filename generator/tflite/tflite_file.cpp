@@ -8,6 +8,7 @@
 #include "ir/graph.h"
 #include "tflite/tflite_schema_generated.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln::tflite {
 
@@ -31,7 +32,7 @@ std::string printable(const flatbuffers::String* s) {
 
 std::string tensor_label(int index, const fb::Tensor* t) {
   std::string s = "tensor " + std::to_string(index);
-  if (t && t->name()) s += " '" + printable(t->name()) + "'";
+  if (t && t->name()) s += " " + in_quotes(t->name()->str());
   return s;
 }
 
@@ -181,7 +182,7 @@ Model load_tflite(const fs::path& path) {
   try {
     bytes = ConstantBuffer::map_file(path);
   } catch (const std::exception& e) {
-    throw CompileError("cannot read '" + path.string() + "': " + e.what());
+    throw CompileError("cannot read " + in_quotes(path.string()) + ": " + e.what());
   }
   return load_tflite_buffer(bytes, path.filename().string());
 }

@@ -6,6 +6,7 @@
 #include "tflite/import_context.h"
 #include "tflite/tflite_schema_generated.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -43,8 +44,8 @@ std::unique_ptr<Graph> import_tflite_model(const tflite::Model& model, const std
     const bool lstm = op.code == int32_t(tflite_fb::BuiltinOperator::UNIDIRECTIONAL_SEQUENCE_LSTM);
     for (int t : op.inputs)
       if (t >= 0 && model.tensors[t].is_variable && !lstm)
-        throw CompileError(file + ": " + op.describe() + ": variable tensor '" + model.tensors[t].name +
-                           "' (state kept between inferences) is not supported");
+        throw CompileError(file + ": " + op.describe() + ": variable tensor " + in_quotes(model.tensors[t].name) +
+                           " (state kept between inferences) is not supported");
     tflite::map_operator(ctx, op);
   }
   for (int t : model.outputs) {
@@ -52,12 +53,12 @@ std::unique_ptr<Graph> import_tflite_model(const tflite::Model& model, const std
     if (!v) {
       const auto& tensor = model.tensors[t];
       if (!tensor.data)
-        throw CompileError(file + ": model output '" + tensor.name + "' is not produced by any operator");
+        throw CompileError(file + ": model output " + in_quotes(tensor.name) + " is not produced by any operator");
       v = graph->add_value(tensor.name.empty() ? "output_" + std::to_string(t) : tensor.name, tensor.dtype,
                            tensor.shape);
       v->constant = tensor.data;
     }
-    if (v->is_graph_output) throw CompileError(file + ": tensor '" + v->name + "' is listed twice as a model output");
+    if (v->is_graph_output) throw CompileError(file + ": tensor " + in_quotes(v->name) + " is listed twice as a model output");
     v->is_graph_output = true;
     graph->outputs.push_back(v);
   }

@@ -392,6 +392,16 @@ def build():
                [const_int64("s", [2, 2])]),
          "holds 0 elements")
 
+    # Model text in messages is escaped and cut (util/quoted.h): a newline, BEL and
+    # U+202E in a name, a 10 KB attribute string (it made a 5 KB error line).
+    relu = helper.make_node("Relu", ["x"], ["y"], name="relu")
+    save("name_with_newline_bel_rlo",
+         model([relu], [vi("x", F, [2])], [vi("z\nq\x07\u202eevil", F, [2])]), "'z\\nq\\x07\\u202eevil' is not produced")
+    save("attribute_string_10kb",
+         model([helper.make_node("Resize", ["x", "", "s"], ["y"], name="rs\nz", mode="m" * 10240)],
+               [vi("x", F, [1, 1, 2, 2])], [vi("y", F, [1, 1, 4, 4])], [helper.make_tensor("s", F, [4], [1, 1, 2, 2])]),
+         "...' (10240 bytes) is not supported")
+
     # Model-local functions that call the next one twice, 24 levels deep: 2^24 nodes
     # once inlined, refused at the node limit while inlining grows.
     funcs = []

@@ -11,6 +11,7 @@
 #include "quant/fixed_point.h"
 #include "quant/folded_rescale.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -22,12 +23,12 @@ struct QBinary {
 };
 
 double required_float(const Node& n, const char* name) {
-  if (!n.has_attr(name)) throw CompileError(n.describe() + ": attribute '" + name + "' is required");
+  if (!n.has_attr(name)) throw CompileError(n.describe() + ": attribute " + in_quotes(name) + " is required");
   return n.attr_float(name, 0.0);
 }
 
 int64_t required_int(const Node& n, const char* name) {
-  if (!n.has_attr(name)) throw CompileError(n.describe() + ": attribute '" + name + "' is required");
+  if (!n.has_attr(name)) throw CompileError(n.describe() + ": attribute " + in_quotes(name) + " is required");
   return n.attr_int(name, 0);
 }
 

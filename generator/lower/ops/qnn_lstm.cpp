@@ -11,6 +11,7 @@
 #include "lower/ops/ops.h"
 #include "quant/fixed_point.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -25,7 +26,7 @@ std::string scale_init(const Node& n, double real, const char* what) {
 
 std::string scales_init(const Node& n, const char* attr) {
   const std::vector<double> v = n.attr_floats(attr);
-  if (v.size() != 4) throw CompileError(n.describe() + ": attribute '" + attr + "' needs one value per gate");
+  if (v.size() != 4) throw CompileError(n.describe() + ": attribute " + in_quotes(attr) + " needs one value per gate");
   std::string s = "{";
   for (size_t g = 0; g < 4; ++g) s += (g ? ", " : " ") + scale_init(n, v[g], attr);
   return s + " }";
@@ -44,7 +45,7 @@ KernelCall lower_qlstm(const Node& n) {
   for (int i = 1; i <= 4; ++i) constant_input(n, size_t(i), "weights, bias and table");
   for (const char* a : {"x_zero_point", "h_zero_point", "input_fc_scale", "recurrent_fc_scale", "forget_cell_scale",
                         "input_cell_scale", "output_hidden_scale", "cell_scale_power"})
-    if (!n.has_attr(a)) throw CompileError(n.describe() + ": attribute '" + a + "' is required");
+    if (!n.has_attr(a)) throw CompileError(n.describe() + ": attribute " + in_quotes(a) + " is required");
   if (x->shape.size() != 3 || wi->shape.size() != 3 || wi->shape[0] != 4)
     throw CompileError(n.describe() + ": needs x [batch, steps, input] and input weights [4, cells, input]");
   const bool time_major = n.attr_int("time_major", 0) != 0;

@@ -16,6 +16,7 @@
 #include "quant/fixed_point.h"
 #include "quant/folded_rescale.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -39,7 +40,7 @@ KernelCall lower_qmean(const Node& n) {
   require_dtype(n, x, DType::Int8, "input");
   require_dtype(n, y, DType::Int8, "output");
   for (const char* a : {"axes", "x_zero_point", "y_zero_point", "requant_scale"})
-    if (!n.has_attr(a)) throw CompileError(n.describe() + ": attribute '" + a + "' is required");
+    if (!n.has_attr(a)) throw CompileError(n.describe() + ": attribute " + in_quotes(a) + " is required");
   const int64_t rank = int64_t(x->shape.size());
   std::vector<int64_t> axes;
   for (int64_t a : n.attr_ints("axes")) axes.push_back(normalize_axis(n, a, rank));

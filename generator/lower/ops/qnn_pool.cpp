@@ -3,10 +3,11 @@
 // average divides by the taps inside the input; the geometry is checked here so
 // the kernel never meets a window without one.
 #include "lower/lower_util.h"
-#include "lower/spatial.h"
 #include "lower/ops/ops.h"
 #include "lower/ops/qnn_overlap.h"
+#include "lower/spatial.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -15,7 +16,7 @@ namespace {
 std::vector<int64_t> ints_attr(const Node& n, const char* name, std::vector<int64_t> dflt, size_t count) {
   std::vector<int64_t> v = n.attr_ints(name, std::move(dflt));
   if (v.size() != count)
-    throw CompileError(n.describe() + ": attribute '" + name + "' must have " + std::to_string(count) + " values");
+    throw CompileError(n.describe() + ": attribute " + in_quotes(name) + " must have " + std::to_string(count) + " values");
   return v;
 }
 
