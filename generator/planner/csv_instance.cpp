@@ -1,5 +1,4 @@
 #include "planner/csv_instance.h"
-#include "util/quoted.h"
 
 #include <fstream>
 #include <sstream>
@@ -24,7 +23,7 @@ std::vector<std::string> split(const std::string& line) {
 
 PlanProblem load_csv_instance(const std::string& path, std::optional<uint64_t> capacity) {
   std::ifstream in(path);
-  if (!in) throw PlanError("cannot read " + in_quotes(path));
+  if (!in) throw PlanError("cannot read '" + path + "'");
   std::string line;
   if (!std::getline(in, line)) throw PlanError(path + ": empty file (expected a header id,lower,upper,size)");
   auto header = split(line);
@@ -60,7 +59,7 @@ PlanProblem load_csv_instance(const std::string& path, std::optional<uint64_t> c
         used = 0;
       }
       if (used == 0 || used != v.size() || x < 0)
-        throw PlanError(path + ":" + std::to_string(lineno) + ": " + what + " " + in_quotes(v) + " is not a non-negative integer");
+        throw PlanError(path + ":" + std::to_string(lineno) + ": " + what + " '" + v + "' is not a non-negative integer");
       return x;
     };
     BufferInfo b;

@@ -6,7 +6,6 @@
 #include "planner/dsa_search.h"
 #include "planner/greedy.h"
 #include "planner/hill_climb.h"
-#include "util/quoted.h"
 
 namespace kiln::planner {
 
@@ -91,7 +90,7 @@ Plan plan_exact(const PlanProblem& problem, int64_t budget_ms, const Plan* start
       std::string why = r.proven_infeasible && !exclusive
                             ? "no placement of its buffers fits (proven by the exact search)"
                             : "the exact search found no placement within --planner-budget-ms";
-      throw PlanError((greedy_error.empty() ? "" : greedy_error + "; ") + "pool " + in_quotes(pool.name) + " (capacity " +
+      throw PlanError((greedy_error.empty() ? "" : greedy_error + "; ") + "pool '" + pool.name + "' (capacity " +
                       std::to_string(pool.capacity.value_or(0)) + " bytes, lower bound " +
                       std::to_string(r.lower_bound) + "): " + why);
     }

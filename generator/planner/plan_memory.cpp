@@ -10,7 +10,6 @@
 #include "planner/greedy.h"
 #include "planner/hill_climb.h"
 #include "planner/planner.h"
-#include "util/quoted.h"
 
 namespace kiln::planner {
 
@@ -59,7 +58,7 @@ Plan plan_memory(const PlanProblem& problem, const PlannerOptions& options) {
   }
   std::ostringstream names;
   for (const auto& n : planner_algorithms()) names << (names.tellp() > 0 ? ", " : "") << n;
-  throw PlanError("--memory-planner " + in_quotes(a) + " is not an algorithm (choose one of: " + names.str() + ")");
+  throw PlanError("--memory-planner '" + a + "' is not an algorithm (choose one of: " + names.str() + ")");
 }
 
 }  // namespace kiln::planner

@@ -1,5 +1,4 @@
 #include "planner/pool_spec.h"
-#include "util/quoted.h"
 
 #include <set>
 
@@ -39,7 +38,7 @@ PinRule resolve_pin(const PinRequest& request, const std::vector<Pool>& pools) {
     bool found = false;
     for (size_t i = 0; i < pools.size(); ++i)
       if (pools[i].name == name) r.pools.push_back(int(i)), found = true;
-    if (!found) throw PlanError(request.origin + ": no pool named " + in_quotes(name));
+    if (!found) throw PlanError(request.origin + ": no pool named '" + name + "'");
   }
   return r;
 }

@@ -3,7 +3,6 @@
 #include <sstream>
 
 #include "planner/planner.h"
-#include "util/quoted.h"
 
 namespace kiln::planner {
 
@@ -29,19 +28,19 @@ std::string verify_plan(const PlanProblem& problem, const Plan& plan) {
     const auto& p = plan.placements[i];
     bool candidate = false;
     for (int c : b.pool_candidates) candidate |= c == p.pool;
-    if (!candidate) return "buffer " + in_quotes(b.name) + " is in pool " + std::to_string(p.pool) + ", not one of its candidates";
+    if (!candidate) return "buffer '" + b.name + "' is in pool " + std::to_string(p.pool) + ", not one of its candidates";
     const Pool& pool = problem.pools[size_t(p.pool)];
     if (b.alignment > 1 && (p.offset % b.alignment) != 0)
-      return "buffer " + in_quotes(b.name) + " at offset " + std::to_string(p.offset) + " is not " +
+      return "buffer '" + b.name + "' at offset " + std::to_string(p.offset) + " is not " +
              std::to_string(b.alignment) + "-byte aligned";
     if (b.alignment > pool.alignment)
-      return "buffer " + in_quotes(b.name) + " needs " + std::to_string(b.alignment) + "-byte alignment but pool '" +
+      return "buffer '" + b.name + "' needs " + std::to_string(b.alignment) + "-byte alignment but pool '" +
              pool.name + "' is only " + std::to_string(pool.alignment) + "-byte aligned";
     if (pool.capacity && p.offset + b.size_bytes > *pool.capacity)
-      return "buffer " + in_quotes(b.name) + " ends at " + std::to_string(p.offset + b.size_bytes) + ", past pool '" +
+      return "buffer '" + b.name + "' ends at " + std::to_string(p.offset + b.size_bytes) + ", past pool '" +
              pool.name + "' capacity " + std::to_string(*pool.capacity);
     if (p.pool < int(plan.pools.size()) && p.offset + b.size_bytes > plan.pools[size_t(p.pool)].size_bytes)
-      return "buffer " + in_quotes(b.name) + " ends past the reported size of pool " + in_quotes(pool.name);
+      return "buffer '" + b.name + "' ends past the reported size of pool '" + pool.name + "'";
   }
   for (size_t i = 0; i < bs.size(); ++i)
     for (size_t j = i + 1; j < bs.size(); ++j) {
@@ -51,7 +50,7 @@ std::string verify_plan(const PlanProblem& problem, const Plan& plan) {
       bool time = a.first < b.last && b.first < a.last;
       bool space = pa.offset < pb.offset + b.size_bytes && pb.offset < pa.offset + a.size_bytes;
       if (time && space && !never_together(a, b))
-        return "buffers " + in_quotes(a.name) + " and " + in_quotes(b.name) + " are live together and overlap in pool '" +
+        return "buffers '" + a.name + "' and '" + b.name + "' are live together and overlap in pool '" +
                problem.pools[size_t(pa.pool)].name + "'";
     }
   return "";

@@ -14,6 +14,9 @@ constexpr size_t kMaxQuotedBytes = 120;
 // The longest message of ONNX's own (checker, shape inference) a message shows: it
 // quotes the model's names itself, so it goes through escaped() whole.
 constexpr size_t kMaxOnnxMessageBytes = 400;
+// The longest message of the planner's (which includes nothing of Kiln's, so it
+// quotes names raw) a message shows; its pool listings run long.
+constexpr size_t kMaxPlannerMessageBytes = 2000;
 
 // `text` with everything that could break or disguise a line escaped: a control
 // byte as \n, \r, \t or \xNN, a backslash as \\, a byte that is not valid UTF-8 as
