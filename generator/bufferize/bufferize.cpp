@@ -10,6 +10,7 @@
 
 #include "ir/loop_region.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -418,7 +419,7 @@ class Bufferizer {
     }
     auto it = where_.find(v);
     if (it == where_.end())
-      throw CompileError(user.describe() + ": input '" + v->name + "' is used before it is computed");
+      throw CompileError(user.describe() + ": input " + in_quotes(v->name) + " is used before it is computed");
     return it->second;
   }
 
@@ -606,7 +607,7 @@ class Bufferizer {
         ref_of(v, dummy);
         it = where_.find(v);
       }
-      if (it == where_.end()) throw CompileError("graph output '" + v->name + "' is never computed");
+      if (it == where_.end()) throw CompileError("graph output " + in_quotes(v->name) + " is never computed");
       BufferRef src = it->second;
       Buffer& sb = prog_.buffers[size_t(src.buffer)];
       if (sb.kind == BufferKind::Activation && src.offset == 0 && sb.size_bytes == v->size_bytes()) {

@@ -4,6 +4,7 @@
 
 #include "cli/pool_flags.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -22,7 +23,7 @@ Shape parse_dims(const std::string& text, const std::string& flag, const std::st
       if (used != d.size() || v < 0) throw std::invalid_argument(d);
       shape.push_back(v);
     } catch (const std::exception&) {
-      throw CompileError(flag + " '" + spec + "': '" + d + "' is not a non-negative integer");
+      throw CompileError(flag + " " + in_quotes(spec) + ": " + in_quotes(d) + " is not a non-negative integer");
     }
   }
   return shape;
@@ -35,7 +36,7 @@ Shape parse_dims(const std::string& text, const std::string& flag, const std::st
 std::pair<std::string, Shape> parse_input_shape(const std::string& spec) {
   auto eq = spec.rfind('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 >= spec.size())
-    throw CompileError("--input-shape '" + spec + "': expected NAME=D0,D1,... (e.g. input=1,3,32,32)");
+    throw CompileError("--input-shape " + in_quotes(spec) + ": expected NAME=D0,D1,... (e.g. input=1,3,32,32)");
   return {spec.substr(0, eq), parse_dims(spec.substr(eq + 1), "--input-shape", spec)};
 }
 
@@ -43,7 +44,7 @@ std::pair<std::string, Shape> parse_input_shape(const std::string& spec) {
 std::pair<std::string, std::vector<double>> parse_input_value(const std::string& spec) {
   auto eq = spec.rfind('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 >= spec.size())
-    throw CompileError("--input-value '" + spec + "': expected NAME=V0,V1,... (e.g. sample_rate=16000)");
+    throw CompileError("--input-value " + in_quotes(spec) + ": expected NAME=V0,V1,... (e.g. sample_rate=16000)");
   std::vector<double> values;
   std::stringstream items(spec.substr(eq + 1));
   std::string v;
@@ -58,7 +59,7 @@ std::pair<std::string, std::vector<double>> parse_input_value(const std::string&
       if (used != v.size()) throw std::invalid_argument(v);
       values.push_back(d);
     } catch (const std::exception&) {
-      throw CompileError("--input-value '" + spec + "': '" + v + "' is not a number");
+      throw CompileError("--input-value " + in_quotes(spec) + ": " + in_quotes(v) + " is not a number");
     }
   }
   return {spec.substr(0, eq), values};
@@ -69,8 +70,8 @@ std::pair<std::string, std::vector<double>> parse_input_value(const std::string&
 std::pair<std::string, std::vector<Shape>> parse_sequence_input_spec(const std::string& spec) {
   auto eq = spec.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw CompileError("--sequence-input '" + spec +
-                       "': expected NAME=COUNT:D0,D1,... or NAME=D0,D1;D0,D1;... (e.g. seq=3:2,4)");
+    throw CompileError("--sequence-input " + in_quotes(spec) +
+                       ": expected NAME=COUNT:D0,D1,... or NAME=D0,D1;D0,D1;... (e.g. seq=3:2,4)");
   const std::string name = spec.substr(0, eq), rest = spec.substr(eq + 1);
   std::vector<Shape> shapes;
   auto colon = rest.find(':');
@@ -82,14 +83,14 @@ std::pair<std::string, std::vector<Shape>> parse_sequence_input_spec(const std::
       if (used != colon || count < 0) count = -1;
     } catch (const std::exception&) {
     }
-    if (count < 0) throw CompileError("--sequence-input '" + spec + "': the count before ':' must be a non-negative integer");
+    if (count < 0) throw CompileError("--sequence-input " + in_quotes(spec) + ": the count before ':' must be a non-negative integer");
     Shape s = parse_dims(rest.substr(colon + 1), "--sequence-input", spec);
     shapes.assign(size_t(count), s);
   } else {
     std::stringstream parts(rest);
     std::string part;
     while (std::getline(parts, part, ';')) shapes.push_back(parse_dims(part, "--sequence-input", spec));
-    if (rest.empty()) throw CompileError("--sequence-input '" + spec + "': no element shape given (use NAME=0: for an empty sequence)");
+    if (rest.empty()) throw CompileError("--sequence-input " + in_quotes(spec) + ": no element shape given (use NAME=0: for an empty sequence)");
   }
   return {name, shapes};
 }

@@ -12,6 +12,7 @@
 #include "planner/planner.h"
 #include "util/error.h"
 #include "util/progress.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -68,12 +69,12 @@ void add_plan_command(CLI::App& app) {
     std::vector<std::string> origins;
     if (!a->report.empty()) {
       std::ofstream out(a->report);
-      if (!out) throw CompileError("cannot write '" + a->report + "'");
+      if (!out) throw CompileError("cannot write " + in_quotes(a->report));
       out << planner::plan_to_json(problem, plan, origins).dump(2) << "\n";
     }
     if (!a->memory_map.empty()) {
       std::ofstream out(a->memory_map);
-      if (!out) throw CompileError("cannot write '" + a->memory_map + "'");
+      if (!out) throw CompileError("cannot write " + in_quotes(a->memory_map));
       out << planner::plan_to_svg(problem, plan, origins);
     }
   });

@@ -1,4 +1,5 @@
 #include "cli/pool_flags.h"
+#include "util/quoted.h"
 
 #include <cctype>
 #include <set>
@@ -20,13 +21,13 @@ std::string trim(const std::string& s) {
 uint64_t parse_bytes(const std::string& v, const std::string& where) {
   size_t i = 0;
   while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) ++i;
-  if (i == 0 || i > 15) throw PlanError(where + ": '" + v + "' is not a byte count (e.g. 65536, 64K, 1M)");
+  if (i == 0 || i > 15) throw PlanError(where + ": " + in_quotes(v) + " is not a byte count (e.g. 65536, 64K, 1M)");
   uint64_t n = std::stoull(v.substr(0, i));
   std::string unit = v.substr(i);
   if (unit.empty() || unit == "B") return n;
   if (unit == "K" || unit == "k" || unit == "KB" || unit == "KiB") return n * 1024;
   if (unit == "M" || unit == "MB" || unit == "MiB") return n * 1024 * 1024;
-  throw PlanError(where + ": unknown size unit '" + unit + "' (use K, KiB, M or MiB)");
+  throw PlanError(where + ": unknown size unit " + in_quotes(unit) + " (use K, KiB, M or MiB)");
 }
 
 }  // namespace
@@ -43,14 +44,14 @@ Pool parse_pool_flag(const std::string& spec, PoolKind kind, const std::string& 
     field = trim(field);
     if (field.empty()) continue;
     auto eq = field.find('=');
-    if (eq == std::string::npos) throw PlanError(where + ": field '" + field + "' is not key=value");
+    if (eq == std::string::npos) throw PlanError(where + ": field " + in_quotes(field) + " is not key=value");
     std::string k = trim(field.substr(0, eq)), v = trim(field.substr(eq + 1));
-    if (!seen.insert(k).second) throw PlanError(where + ": '" + k + "' given twice");
+    if (!seen.insert(k).second) throw PlanError(where + ": " + in_quotes(k) + " given twice");
     if (k == "name") {
       if (v.empty()) throw PlanError(where + ": empty name");
       for (unsigned char c : v)
         if (!std::isalnum(c) && c != '_' && c != '-' && c != '.')
-          throw PlanError(where + ": name '" + v + "' may only hold letters, digits, '_', '-' and '.'");
+          throw PlanError(where + ": name " + in_quotes(v) + " may only hold letters, digits, '_', '-' and '.'");
       p.name = v;
     } else if (k == "size") {
       p.capacity = parse_bytes(v, where);
@@ -60,12 +61,12 @@ Pool parse_pool_flag(const std::string& spec, PoolKind kind, const std::string& 
       p.alignment = uint32_t(a);
     } else if (k == "section") {
       if (v.empty() || v.find('"') != std::string::npos || v.find('\\') != std::string::npos)
-        throw PlanError(where + ": section '" + v + "' is not a valid section name");
+        throw PlanError(where + ": section " + in_quotes(v) + " is not a valid section name");
       p.section = v;
     } else if (k == "target") {
       p.target = v;
     } else {
-      throw PlanError(where + ": unknown field '" + k + "' (name, size, align, section, target)");
+      throw PlanError(where + ": unknown field " + in_quotes(k) + " (name, size, align, section, target)");
     }
   }
   if (p.name.empty()) throw PlanError(where + ": missing name=");
@@ -77,7 +78,7 @@ void add_user_pool(std::vector<Pool>* pools, Pool pool) {
   if (pool.name == "internal") throw PlanError("pool name 'internal' is reserved for Kiln's own pools");
   for (const Pool& p : *pools)
     if (p.kind == pool.kind && p.name == pool.name)
-      throw PlanError(flag + ": pool name '" + pool.name + "' is used twice");
+      throw PlanError(flag + ": pool name " + in_quotes(pool.name) + " is used twice");
   pools->push_back(std::move(pool));
 }
 

@@ -9,15 +9,16 @@
 #include <memory>
 
 #include "cli/compile_options.h"
-#include "onnx/tensor_proto.h"
-#include "onnx/test_data_shapes.h"
 #include "ir/graph.h"
 #include "onnx/sequence_test_data.h"
+#include "onnx/tensor_proto.h"
+#include "onnx/test_data_shapes.h"
 #include "tflite/tflite_file.h"
 #include "util/error.h"
 #include "util/progress.h"
-#include "verify/profile.h"
+#include "util/quoted.h"
 #include "verify/board.h"
+#include "verify/profile.h"
 #include "verify/verify.h"
 
 namespace kiln {
@@ -68,7 +69,7 @@ void add_verify_to_report(const fs::path& file, const std::string& board, const 
   nlohmann::json j;
   {
     std::ifstream in(file);
-    if (!in) throw CompileError("cannot read the report '" + file.string() + "'");
+    if (!in) throw CompileError("cannot read the report " + in_quotes(file.string()));
     in >> j;
   }
   nlohmann::json cases = nlohmann::json::array();
@@ -80,7 +81,7 @@ void add_verify_to_report(const fs::path& file, const std::string& board, const 
   j["verify"] = {{"board", board}, {"cases", cases}, {"pass", r.all_pass()}};
   std::ofstream out(file);
   out << j.dump(2) << "\n";
-  if (!out) throw CompileError("cannot write the report '" + file.string() + "'");
+  if (!out) throw CompileError("cannot write the report " + in_quotes(file.string()));
 }
 
 void run(const VerifyArgs& a) {
@@ -131,7 +132,7 @@ void run(const VerifyArgs& a) {
     std::error_code ec;
     fs::create_directories(vo.crt_cache_dir, ec);
     if (ec && a.crt_cache.empty()) vo.crt_cache_dir.clear();  // an unwritable home: build in the work folder
-    else if (ec) throw CompileError("--crt-cache '" + a.crt_cache + "': " + ec.message());
+    else if (ec) throw CompileError("--crt-cache " + in_quotes(a.crt_cache) + ": " + ec.message());
   }
   vo.sanitize = !a.no_sanitize;
   vo.poison_dead = a.poison;
@@ -141,7 +142,7 @@ void run(const VerifyArgs& a) {
   progress_stage("");
   if (!r.failure.empty()) {
     std::cerr << r.log << "\n";
-    throw CompileError("verify on board '" + a.board + "': " + r.failure + " (work folder: " + work.string() + ")");
+    throw CompileError("verify on board " + in_quotes(a.board) + ": " + r.failure + " (work folder: " + work.string() + ")");
   }
 
   std::cout << "verify on board '" << a.board << "':\n";

@@ -11,6 +11,7 @@
 #include "ir/loop_region.h"
 #include "util/checked_math.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -240,14 +241,14 @@ class Flattener {
                                   const std::map<std::string, Value*>& captured, const std::string& prefix,
                                   const std::string& who, bool open_outputs = false) {
     if (body.inputs.size() != bound.size())
-      throw CompileError(who + ": subgraph '" + body.name + "' takes " + std::to_string(body.inputs.size()) +
+      throw CompileError(who + ": subgraph " + in_quotes(body.name) + " takes " + std::to_string(body.inputs.size()) +
                          " inputs; " + std::to_string(bound.size()) + " are bound");
     std::map<const Value*, Value*> local;
     for (size_t i = 0; i < body.inputs.size(); ++i) local[body.inputs[i]] = bound[i];
     for (const Value* c : body.captures) {
       auto it = captured.find(c->name);
       if (it == captured.end() || !it->second)
-        throw CompileError(who + ": subgraph value '" + c->name + "' is not defined in the subgraph or its scope");
+        throw CompileError(who + ": subgraph value " + in_quotes(c->name) + " is not defined in the subgraph or its scope");
       local[c] = it->second;
     }
     for (const auto& v : body.values()) {  // initializers
@@ -260,15 +261,15 @@ class Flattener {
       if (!v) return nullptr;
       auto it = local.find(v);
       if (it == local.end())
-        throw CompileError(nwho + ": input '" + v->name + "' is not defined in the subgraph or its scope");
+        throw CompileError(nwho + ": input " + in_quotes(v->name) + " is not defined in the subgraph or its scope");
       return it->second;
     };
     for (const auto& bn : body.nodes) {
       const Node& b = *bn;
       const std::string name = g_.unique_name(prefix + b.name);
-      const std::string nwho = b.op_type + " '" + name + "'";
+      const std::string nwho = b.op_type + " " + in_quotes(name);
       if (!b.domain.empty() && b.domain != "ai.onnx")
-        throw CompileError(nwho + ": operator domain '" + b.domain + "' is not supported");
+        throw CompileError(nwho + ": operator domain " + in_quotes(b.domain) + " is not supported");
       if (b.op_type == "Constant") {
         ConstantPtr c = b.attr_tensor("value");
         const Value* out = b.outputs.at(0);
@@ -322,10 +323,10 @@ class Flattener {
     std::vector<Value*> outs;
     for (const Value* o : body.outputs) {
       auto it = local.find(o);
-      if (it == local.end()) throw CompileError(who + ": subgraph output '" + o->name + "' is not produced");
+      if (it == local.end()) throw CompileError(who + ": subgraph output " + in_quotes(o->name) + " is not produced");
       Value* v = it->second;
       if (!v->shape_known && !v->is_sequence && !open_outputs)
-        throw CompileError(who + ": subgraph output '" + o->name + "' has no static shape (Kiln needs static shapes)");
+        throw CompileError(who + ": subgraph output " + in_quotes(o->name) + " has no static shape (Kiln needs static shapes)");
       outs.push_back(v);
     }
     return outs;
@@ -345,7 +346,7 @@ class Flattener {
       return v;
     }
     if (bv->dtype == DType::Undefined)
-      throw CompileError(who + ": subgraph value '" + bv->name + "' is not a tensor of known shape");
+      throw CompileError(who + ": subgraph value " + in_quotes(bv->name) + " is not a tensor of known shape");
     Value* v = g_.add_value(g_.unique_name(prefix + bv->name), bv->dtype, bv->shape_known ? bv->shape : Shape{});
     v->shape_known = bv->shape_known;
     (*local)[bv] = v;
@@ -406,7 +407,7 @@ class Flattener {
   void flatten_if(const NodeView& nv, bool undecided_too) {
     const Node& np = *nv.node;
     const std::string& name = nv.name;
-    const std::string who = "If '" + name + "'";
+    const std::string who = "If " + in_quotes(name);
     const Graph* then_g = subgraph(np, "then_branch");
     const Graph* else_g = subgraph(np, "else_branch");
     if (!then_g || !else_g || nv.own_inputs != 1) throw CompileError(who + ": malformed If");
@@ -488,7 +489,7 @@ class Flattener {
   void flatten_scan(const NodeView& nv) {
     const Node& np = *nv.node;
     const std::string& name = nv.name;
-    const std::string who = "Scan '" + name + "'";
+    const std::string who = "Scan " + in_quotes(name);
     const int64_t opset = np.opset;
     const Graph* body = subgraph(np, "body");
     const int64_t m = np.attr_int("num_scan_inputs", -1);
@@ -533,7 +534,7 @@ class Flattener {
     std::vector<Shape> body_in_shapes;
     for (const Value* vi : body->inputs) {
       if (vi->is_sequence || vi->dtype == DType::Undefined || !vi->shape_known)
-        throw CompileError(who + ": subgraph value '" + vi->name + "' is not a tensor of known shape");
+        throw CompileError(who + ": subgraph value " + in_quotes(vi->name) + " is not a tensor of known shape");
       body_in_shapes.push_back(vi->shape);
     }
     if (body_in_shapes.size() != ins.size()) throw CompileError(who + ": body inputs do not match the node's");
@@ -636,7 +637,7 @@ class Flattener {
     const std::string nm = nv.output_name(i);
     Value* out = nv.make_output_typed(i, dt, shape);
     if (out->dtype != dt || out->shape != shape)
-      throw CompileError(who + ": output '" + nm + "' is declared " + std::string(dtype_name(out->dtype)) + " " +
+      throw CompileError(who + ": output " + in_quotes(nm) + " is declared " + std::string(dtype_name(out->dtype)) + " " +
                          shape_str(out->shape) + " but the unrolled loop computes " + dtype_name(dt) + " " +
                          shape_str(shape));
     return out;
@@ -702,7 +703,7 @@ class Flattener {
     }
     std::vector<Value*> outs;
     try {
-      outs = t.import_body(body, bound, captured, "", "Loop '" + nv.name + "'");
+      outs = t.import_body(body, bound, captured, "", "Loop " + in_quotes(nv.name));
     } catch (const CompileError& e) {
       return std::string("the body cannot be instantiated once for all iterations: ") + e.what();
     }
@@ -718,7 +719,7 @@ class Flattener {
         if (o->dtype == DType::Undefined && o->users.empty()) continue;  // an omitted output
         dependent.insert(o);
         if (!o->shape_known || o->is_sequence)
-          return "the shape of '" + o->name + "' (" + n->describe() +
+          return "the shape of " + in_quotes(o->name) + " (" + n->describe() +
                  ") depends on the iteration number, the condition or a loop-carried value";
       }
       if (opt_.runtime_refusal && !is_control_flow(*n))  // nested control flow: lowered in place later
@@ -735,7 +736,7 @@ class Flattener {
   // not known otherwise.
   int64_t declared_scan_length(const NodeView& nv, size_t ncarried, const std::string& why,
                                std::vector<Value*>& scan_outs) {
-    const std::string who = "Loop '" + nv.name + "'";
+    const std::string who = "Loop " + in_quotes(nv.name);
     int64_t len = -1;
     for (size_t k = 0; k < scan_outs.size(); ++k) {
       const size_t o = ncarried + k;
@@ -743,7 +744,7 @@ class Flattener {
       try {
         scan_outs[k] = nv.make_output(o);
       } catch (const CompileError&) {
-        throw CompileError(who + ": scan output '" + nv.output_name(o) + "' has a data-dependent length (" + why +
+        throw CompileError(who + ": scan output " + in_quotes(nv.output_name(o)) + " has a data-dependent length (" + why +
                            "); Kiln needs static shapes: give the output a static shape in the model, or make M a "
                            "constant and the loop run all M iterations");
       }
@@ -764,7 +765,7 @@ class Flattener {
                    std::optional<int64_t> trips, bool stops_early) {
     const Node& np = *nv.node;
     const std::string& name = nv.name;
-    const std::string who = "Loop '" + name + "'";
+    const std::string who = "Loop " + in_quotes(name);
     const size_t ncarried = state.size();
     const size_t nscan = body.outputs.size() - 1 - ncarried;
     if (trips && *trips > kMaxLoopIterations)
@@ -776,7 +777,7 @@ class Flattener {
     if (nscan > 0 && !stops_early && trips) {
       len = *trips;
     } else if (nscan > 0) {
-      const std::string why = !trips ? (m ? "the trip count M ('" + m->name + "') is only known at run time"
+      const std::string why = !trips ? (m ? "the trip count M (" + in_quotes(m->name) + ") is only known at run time"
                                           : "there is no trip count M")
                                      : "the loop may stop early (its condition is computed at run time)";
       len = declared_scan_length(nv, ncarried, why, scan_outs);
@@ -832,7 +833,7 @@ class Flattener {
       const Value* row = outs[1 + ncarried + k];
       if (o >= np.outputs.size() || nv.omitted(o) || len < 0) {
         if (o < np.outputs.size() && !nv.omitted(o))
-          throw CompileError(who + ": scan output '" + nv.output_name(o) + "' has no static number of rows");
+          throw CompileError(who + ": scan output " + in_quotes(nv.output_name(o)) + " has no static number of rows");
         end_out.push_back(g_.add_value(g_.unique_name(name + "_unused"), DType::Undefined, {}));
         continue;
       }
@@ -840,7 +841,7 @@ class Flattener {
       stacked.insert(stacked.begin(), len);
       Value* out = scan_outs[k] ? scan_outs[k] : loop_output(nv, o, row->dtype, stacked, who);
       if (out->dtype != row->dtype || out->shape != stacked)
-        throw CompileError(who + ": scan output '" + nv.output_name(o) + "' is declared " + shape_str(out->shape) +
+        throw CompileError(who + ": scan output " + in_quotes(nv.output_name(o)) + " is declared " + shape_str(out->shape) +
                            " but the loop computes " + shape_str(stacked));
       end_out.push_back(out);
     }
@@ -872,7 +873,7 @@ class Flattener {
   void flatten_loop(const NodeView& nv) {
     const Node& np = *nv.node;
     const std::string& name = nv.name;
-    const std::string who = "Loop '" + name + "'";
+    const std::string who = "Loop " + in_quotes(name);
     const Graph* body = subgraph(np, "body");
     if (!body || nv.own_inputs < 2) throw CompileError(who + ": malformed Loop");
     const size_t ncarried = nv.own_inputs - 2;
@@ -899,7 +900,7 @@ class Flattener {
     std::string carried_sequence;
     for (size_t i = 0; i < ncarried && carried_sequence.empty(); ++i)
       if (state[i]->is_sequence)
-        carried_sequence = "loop-carried value " + std::to_string(i) + " ('" + state[i]->name + "') is a sequence";
+        carried_sequence = "loop-carried value " + std::to_string(i) + " (" + in_quotes(state[i]->name) + ") is a sequence";
 
     std::optional<int64_t> trips;
     if (m) {
@@ -918,7 +919,7 @@ class Flattener {
     bool guarded = false;
     std::vector<Value*> scan_outs(nscan, nullptr);
     if (nscan > 0 && (stops_early || !trips)) {
-      const std::string why = !trips ? (m ? "the trip count M ('" + m->name + "') is not a compile-time constant"
+      const std::string why = !trips ? (m ? "the trip count M (" + in_quotes(m->name) + ") is not a compile-time constant"
                                           : "there is no trip count M")
                                      : "the loop may stop early (its condition is computed at run time)";
       int64_t len = declared_scan_length(nv, ncarried, why, scan_outs);
@@ -937,14 +938,14 @@ class Flattener {
     if (!guarded) {
       if (!trips && !carried_sequence.empty())
         throw CompileError(who + ": " + carried_sequence + " and " +
-                           (m ? "the trip count M ('" + m->name + "') is not a compile-time constant"
+                           (m ? "the trip count M (" + in_quotes(m->name) + ") is not a compile-time constant"
                               : std::string("there is no trip count M")) +
                            "; Kiln builds sequences at compile time, so a loop that edits one must have a static "
                            "trip count (an initializer, a Constant, an expression of them, or the SequenceLength of "
                            "a sequence of known length)");
       if (!trips)
         throw CompileError(who + ": " +
-                           (m ? "the trip count M ('" + m->name + "') is not a compile-time constant"
+                           (m ? "the trip count M (" + in_quotes(m->name) + ") is not a compile-time constant"
                               : std::string("there is no trip count M")) +
                            "; Kiln unrolls Loop and needs M to be a constant (an initializer, a Constant or an "
                            "expression of them), or scan outputs of static length");
@@ -992,7 +993,7 @@ class Flattener {
                                " is a sequence on one side of the body and not on the other, or changes element type");
           if (!guarded && active.known == -1)
             throw CompileError(who + ": " + carried_sequence + " and the loop may stop early (" +
-                               (cond0.known == -1 ? "its condition '" + cond->name + "' is only known at run time"
+                               (cond0.known == -1 ? "its condition " + in_quotes(cond->name) + " is only known at run time"
                                                   : std::string("the body's condition output is computed at run time")) +
                                "); keeping the list of the step where it stops would need a run-time choice between "
                                "sequences, which Kiln does not support (sequences are resolved at compile time)");
@@ -1032,7 +1033,7 @@ class Flattener {
       if (nv.omitted(i)) continue;
       Value* out = loop_output(nv, i, state[i]->dtype, nv.input(2 + i)->shape, who);
       if (state[i]->is_sequence != out->is_sequence)
-        throw CompileError(who + ": output '" + nv.output_name(i) + "' and its loop-carried value disagree on being a sequence");
+        throw CompileError(who + ": output " + in_quotes(nv.output_name(i)) + " and its loop-carried value disagree on being a sequence");
       if (state[i]->is_sequence) {
         g_.add_node("Identity", g_.unique_name(name + ".final"), {state[i]}, {out});  // resolved as a list
         continue;
@@ -1048,7 +1049,7 @@ class Flattener {
       stacked.insert(stacked.begin(), steps);
       Value* out = scan_outs[k] ? scan_outs[k] : loop_output(nv, ncarried + k, first->dtype, stacked, who);
       if (out->dtype != first->dtype || out->shape != stacked)
-        throw CompileError(who + ": scan output '" + nm + "' is declared " + shape_str(out->shape) +
+        throw CompileError(who + ": scan output " + in_quotes(nm) + " is declared " + shape_str(out->shape) +
                            " but the unrolled loop computes " + shape_str(stacked));
       Shape piece = first->shape;
       piece.insert(piece.begin(), 1);
@@ -1123,7 +1124,7 @@ size_t lower_control_flow(Graph& graph, bool undecided_too, const ControlFlowOpt
     nv.make_output = [n, who](size_t i) {
       Value* v = n->outputs[i];
       if (!v->is_sequence && (!v->shape_known || v->dtype == DType::Undefined))
-        throw CompileError(who + ": value '" + v->name + "' has no static shape (Kiln needs static shapes; pass " +
+        throw CompileError(who + ": value " + in_quotes(v->name) + " has no static shape (Kiln needs static shapes; pass " +
                            "--input-shape NAME=D0,D1,... for dynamic inputs)");
       return v;
     };

@@ -14,10 +14,10 @@
 
 #include "driver/memory_plan.h"
 #include "driver/pipeline.h"
-#include "lower/lowering.h"
 #include "emit/c_names.h"
 #include "emit/emitter.h"
 #include "emit/model_library_format.h"
+#include "lower/lowering.h"
 #include "onnx/onnx_importer.h"
 #include "planner/dsa_search.h"
 #include "planner/plan_report.h"
@@ -27,6 +27,7 @@
 #include "util/error.h"
 #include "util/fault_guard.h"
 #include "util/progress.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -36,12 +37,12 @@ namespace {
 
 void check_options(const CompileOptions& o) {
   if (!is_c_identifier(o.module_name))
-    throw CompileError("--module-name '" + o.module_name +
-                       "' is not a C identifier (letters, digits and '_', not starting with a digit)");
-  if (o.executor != "aot") throw CompileError("--executor '" + o.executor + "' is not supported (only 'aot')");
-  if (o.target != "c") throw CompileError("--target '" + o.target + "' is not supported (only 'c')");
+    throw CompileError("--module-name " + in_quotes(o.module_name) +
+                       " is not a C identifier (letters, digits and '_', not starting with a digit)");
+  if (o.executor != "aot") throw CompileError("--executor " + in_quotes(o.executor) + " is not supported (only 'aot')");
+  if (o.target != "c") throw CompileError("--target " + in_quotes(o.target) + " is not supported (only 'c')");
   if (o.output_format != "dir" && o.output_format != "mlf")
-    throw CompileError("--output-format '" + o.output_format + "' is not supported (dir or mlf)");
+    throw CompileError("--output-format " + in_quotes(o.output_format) + " is not supported (dir or mlf)");
   if (o.output_dir.empty()) throw CompileError("no output folder given (-o DIR)");
 }
 
@@ -69,7 +70,7 @@ std::vector<planner::Pool> make_pools(const CompileOptions& o) {
 
 void write_text(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);
-  if (!out) throw CompileError("cannot write '" + p.string() + "'");
+  if (!out) throw CompileError("cannot write " + in_quotes(p.string()));
   out << text;
 }
 
@@ -85,12 +86,12 @@ class StagingFolder {
     while (!base.empty() && !fs::exists(base) && base != base.root_path()) base = base.parent_path();
     std::error_code ec;
     if (fs::exists(target_, ec) && !fs::is_directory(target_, ec))
-      throw CompileError("output '" + target.string() + "' exists and is not a folder");
+      throw CompileError("output " + in_quotes(target.string()) + " exists and is not a folder");
     for (int i = 0;; ++i) {
       dir_ = base / ("." + target_.filename().string() + ".kiln-staging-" + std::to_string(::getpid()) + "-" +
                      std::to_string(i));
       if (fs::create_directory(dir_, ec)) break;
-      if (ec || i > 100) throw CompileError("cannot create a staging folder beside '" + target.string() + "'");
+      if (ec || i > 100) throw CompileError("cannot create a staging folder beside " + in_quotes(target.string()));
     }
     fault_cleanup_folder(dir_.string());  // removed by the fault guard if the compiler dies
   }
@@ -109,7 +110,7 @@ class StagingFolder {
     fs::create_directories(target_.parent_path(), ec);
     if (!fs::exists(target_)) {
       fs::rename(dir_, target_, ec);
-      if (ec) throw CompileError("cannot move the module into '" + target_.string() + "': " + ec.message());
+      if (ec) throw CompileError("cannot move the module into " + in_quotes(target_.string()) + ": " + ec.message());
       dir_.clear();
       return;
     }
@@ -117,7 +118,7 @@ class StagingFolder {
       const fs::path dst = target_ / e.path().filename();
       fs::remove_all(dst, ec);
       fs::rename(e.path(), dst, ec);
-      if (ec) throw CompileError("cannot move '" + e.path().filename().string() + "' into '" + target_.string() + "': " + ec.message());
+      if (ec) throw CompileError("cannot move " + in_quotes(e.path().filename().string()) + " into " + in_quotes(target_.string()) + ": " + ec.message());
     }
   }
 
@@ -130,7 +131,7 @@ class StagingFolder {
 CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& model_name, const CompileOptions& o,
                              bool write) {
   if (o.memory_priority != "auto" && o.memory_priority != "speed" && o.memory_priority != "ram")
-    throw CompileError("--memory-priority '" + o.memory_priority + "' is not one of auto, speed, ram");
+    throw CompileError("--memory-priority " + in_quotes(o.memory_priority) + " is not one of auto, speed, ram");
   LoweringTarget lowering = lowering_target_for_mcpu(o.mcpu);
   lowering.ram_priority = o.memory_priority == "ram";
   std::optional<LoweringTargetScope> target;
@@ -319,8 +320,8 @@ CompiledModule compile_model(const fs::path& model_path, const CompileOptions& o
   // or never end.
   std::error_code ec;
   const auto st = fs::status(model_path, ec);
-  if (ec || !fs::exists(st)) throw CompileError("cannot read model file '" + model_path.string() + "': it does not exist");
-  if (!fs::is_regular_file(st)) throw CompileError("model '" + model_path.string() + "' is not a regular file");
+  if (ec || !fs::exists(st)) throw CompileError("cannot read model file " + in_quotes(model_path.string()) + ": it does not exist");
+  if (!fs::is_regular_file(st)) throw CompileError("model " + in_quotes(model_path.string()) + " is not a regular file");
   ImportOptions io = import_options_for(o);
   io.warn = [](const std::string& w) { std::cerr << "kiln: warning: " << w << "\n"; };
   // A .tflite file is recognized by its content (the "TFL3" identifier), whatever its name.

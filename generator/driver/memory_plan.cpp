@@ -5,6 +5,7 @@
 
 #include "planner/pool_spec.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -82,7 +83,9 @@ MemoryPlan plan_program_memory(const BufferizedProgram& program, const MemoryPla
   try {
     mp.plan = planner::plan_memory(mp.problem, options.planner);
   } catch (const planner::PlanError& e) {
-    throw CompileError(e.what());
+    // The planner may include nothing (docs/architecture.md), so its messages quote
+    // buffer names (the model's) as they are: they become one clean line here.
+    throw CompileError(escaped(e.what(), kMaxPlannerMessageBytes));
   }
   std::string bad = planner::verify_plan(mp.problem, mp.plan);
   if (!bad.empty()) throw std::logic_error("the memory plan failed independent verification: " + bad);

@@ -9,14 +9,15 @@
 #include "ir/verify_graph.h"
 #include "onnx/node_shape_inference.h"
 #include "onnx/node_validation.h"
-#include "sequence/resolve_sequences.h"
 #include "schedule/overlap_choice.h"
 #include "schedule/patch_fusion.h"
 #include "schedule/residual_fusion.h"
+#include "sequence/resolve_sequences.h"
 #include "sequence/runtime_sequences.h"
 #include "util/error.h"
 #include "util/fault_guard.h"
 #include "util/progress.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -186,7 +187,7 @@ void run_pipeline(PipelineState& state, const PipelineOptions& options, const st
                   const std::function<void(const Pass&, const PipelineState&)>& after) {
   const auto& passes = pipeline_passes();
   if (!last.empty() && std::none_of(passes.begin(), passes.end(), [&](const Pass& p) { return p.name == last; }))
-    throw std::logic_error("no pipeline pass named '" + last + "'");
+    throw std::logic_error("no pipeline pass named " + in_quotes(last));
   if (options.verify_graph) verify_graph(*state.graph, "import");
   for (const Pass& p : passes) {
     progress_stage(p.name == "settle" && !options.fold ? "inferring shapes" : p.progress);

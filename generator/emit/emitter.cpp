@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "emit/c_names.h"
@@ -16,6 +17,7 @@
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/version.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -30,9 +32,9 @@ void write_file(const fs::path& dir, const std::string& name, const std::string&
   if (dir.empty()) return;
   const fs::path p = dir / name;
   std::ofstream out(p, std::ios::binary);
-  if (!out) throw CompileError("cannot write '" + p.string() + "'");
+  if (!out) throw CompileError("cannot write " + in_quotes(p.string()));
   out << text;
-  if (!out) throw CompileError("error while writing '" + p.string() + "'");
+  if (!out) throw CompileError("error while writing " + in_quotes(p.string()));
 }
 
 std::string shape_dims(const Shape& s) {
@@ -107,7 +109,7 @@ class Emitter {
 
   CompiledModule run() {
     if (!is_c_identifier(mod_))
-      throw CompileError("--module-name '" + mod_ + "' is not a C identifier (letters, digits, '_'; no leading digit)");
+      throw CompileError("--module-name " + in_quotes(mod_) + " is not a C identifier (letters, digits, '_'; no leading digit)");
     if (!dir_.empty()) fs::create_directories(dir_);
     collect_io();
     collect_pools();
@@ -118,6 +120,7 @@ class Emitter {
                                      render_template("module_internal.h.mustache", d),
                                      render_template("metadata.c.mustache", d),
                                      render_template("operators.c.mustache", operators_data(d))};
+    check_macros_unique(code[0]);
     write_file(dir_, "metadata.h", code[0]);
     write_file(dir_, "module_internal.h", code[1]);
     write_file(dir_, "metadata.c", code[2]);
@@ -189,12 +192,29 @@ class Emitter {
       t.info.size_bytes = v->size_bytes();
       t.macro = c_macro_name(t.info.c_name);
       if (dtype_c_type(v->dtype).empty())
-        throw CompileError("graph input/output '" + v->name + "' has dtype " + dtype_name(v->dtype) +
+        throw CompileError("graph input/output " + in_quotes(v->name) + " has dtype " + dtype_name(v->dtype) +
                            ", which generated C cannot hold");
       return t;
     };
     for (const Value* v : g_.inputs) inputs_.push_back(make(v, in_names));
     for (const Value* v : g_.outputs) outputs_.push_back(make(v, out_names));
+  }
+
+  // Each kind of name is unique within its kind (CNameTable); a user pool's name
+  // could still spell another kind's macro ("input_x" and an input "x_workspace"
+  // both give KILN_<MOD>_INPUT_X_WORKSPACE_SIZE): refuse that before writing.
+  static void check_macros_unique(const std::string& header) {
+    std::set<std::string> seen;
+    size_t at = 0;
+    const std::string def = "#define ";
+    while ((at = header.find(def, at)) != std::string::npos) {
+      at += def.size();
+      const size_t end = header.find_first_of(" (\n", at);
+      const std::string name = header.substr(at, end - at);
+      if (!seen.insert(name).second)
+        throw CompileError("two names give the macro " + name +
+                           " in metadata.h; rename the pool (--with-workspace-buffer / --with-parameter-buffer)");
+    }
   }
 
   void collect_pools() {
@@ -259,7 +279,7 @@ class Emitter {
       const Buffer& b = io_buffer(kind, i);
       const int p = plan_.buffer_pool[size_t(b.id)];
       if (p < 0 || !plan_.pools[size_t(p)].is_workspace)
-        throw std::logic_error("emitter: --io-in-workspace but '" + b.name + "' is not in a workspace pool");
+        throw std::logic_error("emitter: --io-in-workspace but " + in_quotes(b.name) + " is not in a workspace pool");
       const uint64_t off = plan_.buffer_offset[size_t(b.id)];
       const std::string base =
           plan_.pools[size_t(p)].is_user ? "workspaces->" + pool_cnames_[size_t(p)] : pool_array(size_t(p));
@@ -295,10 +315,11 @@ class Emitter {
     d.set("mapped_inputs", mapped_io_list(inputs_, BufferKind::Input));
     d.set("mapped_outputs", mapped_io_list(outputs_, BufferKind::Output));
     TemplateList seqs;  // sequence inputs/outputs: a count macro each (docs/user-guide.md)
+    CNameTable seq_in_names, seq_out_names;  // KILN_<MOD>_INPUT_<X>_COUNT: unique per kind
     for (const auto& si : g_.sequence_io) {
       TemplateObject o;
       o["name"] = si.name;
-      o["macro"] = c_macro_name(si.name);
+      o["macro"] = c_macro_name((si.is_input ? seq_in_names : seq_out_names).unique(si.name));
       o["kind"] = si.is_input ? "INPUT" : "OUTPUT";
       o["count"] = std::to_string(si.count);
       o["elements"] = si.count == 0 ? std::string("no members")
@@ -364,7 +385,7 @@ class Emitter {
       base = "(uint8_t*)outputs->" + outputs_[size_t(buf.io_index)].info.c_name;
     } else {
       int p = plan_.buffer_pool[size_t(b)];
-      if (p < 0) throw std::logic_error("emitter: buffer '" + buf.name + "' has no pool");
+      if (p < 0) throw std::logic_error("emitter: buffer " + in_quotes(buf.name) + " has no pool");
       base = pool_var(size_t(p));
       off += plan_.buffer_offset[size_t(b)];
     }
@@ -690,8 +711,13 @@ class Emitter {
     std::vector<std::pair<uint64_t, const Buffer*>> placed;
     for (const auto& b : prog_.buffers) {
       if (b.kind != BufferKind::Constant || plan_.buffer_pool[size_t(b.id)] != p) continue;
+      // A zero-byte constant (the empty shape of a Reshape to rank 0, the axes of a
+      // SplitToSequence element's Squeeze) holds no bytes: the planner may put it at
+      // any offset, inside another constant too (planner/verify_plan.cpp skips it),
+      // so it has nothing to write and no place in the address order.
+      if (b.size_bytes == 0) continue;
       uint64_t off = plan_.buffer_offset[size_t(b.id)];
-      if (off + b.size_bytes > ep.size_bytes) throw std::logic_error("emitter: constant '" + b.name + "' beyond pool end");
+      if (off + b.size_bytes > ep.size_bytes) throw std::logic_error("emitter: constant " + in_quotes(b.name) + " beyond pool end");
       placed.emplace_back(off, &b);
     }
     std::sort(placed.begin(), placed.end(),
@@ -714,7 +740,7 @@ class Emitter {
     NullStream discard;
     if (!dir_.empty()) {
       file_out.open(dir_ / file, std::ios::binary);
-      if (!file_out) throw CompileError("cannot write '" + (dir_ / file).string() + "'");
+      if (!file_out) throw CompileError("cannot write " + in_quotes((dir_ / file).string()));
     }
     std::ostream& out = dir_.empty() ? static_cast<std::ostream&>(discard) : file_out;
     out << text.substr(0, at);
@@ -722,7 +748,7 @@ class Emitter {
     std::vector<uint8_t> bytes;
     uint64_t pos = 0;
     for (const auto& [off, b] : placed) {
-      if (off < pos) throw std::logic_error("emitter: constants '" + b->name + "' overlaps the one before it");
+      if (off < pos) throw std::logic_error("emitter: constants " + in_quotes(b->name) + " overlaps the one before it");
       hex.zeros(off - pos);
       bytes.resize(b->size_bytes);
       // write_bytes rounds a folded (wide or transformed) constant straight into
@@ -734,7 +760,7 @@ class Emitter {
     hex.zeros(std::max<uint64_t>(ep.size_bytes, 1) - pos);
     hex.finish();
     out << text.substr(at + marker.size() + 1);
-    if (!out) throw CompileError("error while writing '" + file + "'");
+    if (!out) throw CompileError("error while writing " + in_quotes(file));
     return file;
   }
 
@@ -747,7 +773,7 @@ class Emitter {
     for (const char* sub : {"include", "src"}) {
       fs::create_directories(dst / sub);
       fs::copy(src / sub, dst / sub, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
-      if (ec) throw CompileError("cannot copy the runtime from '" + (src / sub).string() + "': " + ec.message());
+      if (ec) throw CompileError("cannot copy the runtime from " + in_quotes((src / sub).string()) + ": " + ec.message());
     }
   }
 

@@ -10,6 +10,7 @@
 
 #include "util/error.h"
 #include "util/version.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -21,7 +22,7 @@ namespace {
 class TarWriter {
  public:
   explicit TarWriter(const fs::path& p) : out_(p, std::ios::binary) {
-    if (!out_) throw CompileError("cannot write '" + p.string() + "'");
+    if (!out_) throw CompileError("cannot write " + in_quotes(p.string()));
   }
   void add(const std::string& name, const std::string& data) {
     if (name.size() >= 100) throw CompileError("model library format: path too long: " + name);

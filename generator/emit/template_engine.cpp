@@ -8,6 +8,7 @@
 #include "emit/c_names.h"
 #include "util/error.h"
 #include "util/paths.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -19,18 +20,18 @@ std::string render_template(const std::string& name, const TemplateData& data) {
   if (it == cache.end()) {
     auto path = kiln_home() / "templates" / name;
     std::ifstream in(path);
-    if (!in) throw CompileError("template '" + path.string() + "' not found (set KILN_HOME to the Kiln folder)");
+    if (!in) throw CompileError("template " + in_quotes(path.string()) + " not found (set KILN_HOME to the Kiln folder)");
     std::stringstream s;
     s << in.rdbuf();
     auto tmpl = std::make_unique<kainjow::mustache::mustache>(s.str());
-    if (!tmpl->is_valid()) throw CompileError("template '" + name + "': " + tmpl->error_message());
+    if (!tmpl->is_valid()) throw CompileError("template " + in_quotes(name) + ": " + tmpl->error_message());
     // {{value}}: names and other text, escaped for C strings and comments;
     // {{{value}}}: code the emitter built from identifiers and numbers, verbatim.
     tmpl->set_custom_escape([](const std::string& v) { return c_text(v); });
     it = cache.emplace(name, std::move(tmpl)).first;
   }
   std::string out = it->second->render(data);
-  if (!it->second->is_valid()) throw CompileError("template '" + name + "': " + it->second->error_message());
+  if (!it->second->is_valid()) throw CompileError("template " + in_quotes(name) + ": " + it->second->error_message());
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "util/checked_math.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -187,15 +188,15 @@ ConstantBufferPtr ConstantBuffer::map_file(const std::filesystem::path& file) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; only regular files are
   // mapped (a FIFO or a device named by a model would hang or never end).
   int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) throw std::runtime_error("cannot open '" + file.string() + "'");
+  if (fd < 0) throw std::runtime_error("cannot open " + in_quotes(file.string()));
   struct stat st;
   if (fstat(fd, &st) != 0) {
     ::close(fd);
-    throw std::runtime_error("cannot stat '" + file.string() + "'");
+    throw std::runtime_error("cannot stat " + in_quotes(file.string()));
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw std::runtime_error("'" + file.string() + "' is not a regular file");
+    throw std::runtime_error(in_quotes(file.string()) + " is not a regular file");
   }
   auto m = std::make_shared<Mapping>();
   m->len = size_t(st.st_size);
@@ -203,7 +204,7 @@ ConstantBufferPtr ConstantBuffer::map_file(const std::filesystem::path& file) {
     void* a = mmap(nullptr, m->len, PROT_READ, MAP_PRIVATE, fd, 0);
     if (a == MAP_FAILED) {
       ::close(fd);
-      throw std::runtime_error("cannot map '" + file.string() + "'");
+      throw std::runtime_error("cannot map " + in_quotes(file.string()));
     }
     m->addr = a;
   }

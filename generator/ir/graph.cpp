@@ -6,6 +6,7 @@
 
 #include "util/checked_math.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -25,7 +26,7 @@ const T* get_attr(const std::map<std::string, AttrValue>& attrs, const std::stri
   auto it = attrs.find(k);
   if (it == attrs.end()) return nullptr;
   if (auto* v = std::get_if<T>(&it->second)) return v;
-  throw CompileError(n.describe() + ": attribute '" + k + "' has an unexpected type");
+  throw CompileError(n.describe() + ": attribute " + in_quotes(k) + " has an unexpected type");
 }
 }  // namespace
 
@@ -39,7 +40,7 @@ double Node::attr_float(const std::string& k, double dflt) const {
   if (it == attrs.end()) return dflt;
   if (auto* d = std::get_if<double>(&it->second)) return *d;
   if (auto* i = std::get_if<int64_t>(&it->second)) return double(*i);
-  throw CompileError(describe() + ": attribute '" + k + "' is not a float");
+  throw CompileError(describe() + ": attribute " + in_quotes(k) + " is not a float");
 }
 
 std::string Node::attr_string(const std::string& k, const std::string& dflt) const {
@@ -74,14 +75,14 @@ size_t Node::own_input_count() const {
   return captured <= inputs.size() ? inputs.size() - captured : 0;
 }
 
-std::string Node::describe() const { return op_type + " '" + name + "'"; }
+std::string Node::describe() const { return escaped(op_type) + " " + in_quotes(name); }
 
 Value* Graph::add_value(std::string name, DType dtype, Shape shape) {
-  if (by_name_.count(name)) throw CompileError("the model names two values '" + name + "'; value names must be unique");
+  if (by_name_.count(name)) throw CompileError("the model names two values " + in_quotes(name) + "; value names must be unique");
   // -1 marks a dimension not known yet (shape_known is false until inference or
   // folding settles it); only a fully known shape can be checked for size.
   if (std::none_of(shape.begin(), shape.end(), [](int64_t d) { return d == -1; }))
-    checked_elements(shape, "value '" + name + "'");
+    checked_elements(shape, "value " + in_quotes(name));
   auto v = std::make_unique<Value>();
   v->name = std::move(name);
   v->dtype = dtype;
@@ -100,7 +101,7 @@ Value* Graph::find_value(const std::string& name) const {
 Node* Graph::add_node(std::string op_type, std::string name, std::vector<Value*> inputs,
                       std::vector<Value*> outputs) {
   if (int64_t(nodes.size()) >= kMaxGraphNodes)
-    throw CompileError("node '" + name + "' (" + op_type + "): the graph would have more than " +
+    throw CompileError("node " + in_quotes(name) + " (" + op_type + "): the graph would have more than " +
                        std::to_string(kMaxGraphNodes) +
                        " nodes, Kiln's limit (Loop, Scan and sequence bodies are unrolled into the graph)");
   auto n = std::make_unique<Node>();
@@ -146,7 +147,7 @@ bool unused(const Node& n) {
 void detach(Node* n) {
   for (Value* o : n->outputs)
     if (!o->users.empty() || o->is_graph_output)
-      throw std::logic_error("Graph::erase_node: output '" + o->name + "' of " + n->describe() + " is still used");
+      throw std::logic_error("Graph::erase_node: output " + in_quotes(o->name) + " of " + n->describe() + " is still used");
   for (Value* in : n->inputs) {
     if (!in) continue;
     auto it = std::find(in->users.begin(), in->users.end(), n);

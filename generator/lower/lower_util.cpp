@@ -4,18 +4,19 @@
 #include <climits>
 
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
 void require_dtype(const Node& n, const Value* v, DType t, const char* what) {
   if (v != nullptr && v->dtype != t)
-    throw CompileError(n.describe() + ": " + what + " '" + v->name + "' has dtype " + dtype_name(v->dtype) +
+    throw CompileError(n.describe() + ": " + what + " " + in_quotes(v->name) + " has dtype " + dtype_name(v->dtype) +
                        "; this operator supports " + dtype_name(t) + " only");
 }
 
 void require_per_channel(const Node& n, const Value* v, int64_t count, const char* what) {
   if (v != nullptr && shape_elements(v->shape) != count)
-    throw CompileError(n.describe() + ": " + what + " '" + v->name + "' has shape " + shape_str(v->shape) + ", " +
+    throw CompileError(n.describe() + ": " + what + " " + in_quotes(v->name) + " has shape " + shape_str(v->shape) + ", " +
                        std::to_string(shape_elements(v->shape)) + " values; expected " + std::to_string(count) +
                        " (one per output channel)");
 }

@@ -10,6 +10,7 @@
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -91,7 +92,7 @@ std::string registry_key(const std::string& domain, const std::string& op_type) 
 
 void register_lowering(const std::string& op_type, LowerFn fn) {
   if (!registry().emplace(op_type, std::move(fn)).second)
-    throw std::logic_error("two lowerings registered for '" + op_type + "'");
+    throw std::logic_error("two lowerings registered for " + in_quotes(op_type));
 }
 
 void register_domain_lowering(const std::string& domain, const std::string& op_type, LowerFn fn) {
@@ -115,10 +116,10 @@ KernelCall lower_node(const Node& node) {
   ensure_registered();
   auto it = registry().find(registry_key(node.domain, node.op_type));
   if (it == registry().end() && registry_key(node.domain, node.op_type) != node.op_type)
-    throw CompileError(node.describe() + ": operator domain '" + node.domain + "' is not supported" +
+    throw CompileError(node.describe() + ": operator domain " + in_quotes(node.domain) + " is not supported" +
                        " (Kiln knows ai.onnx and the Adagrad/Momentum/Adam of ai.onnx.preview.training)");
   if (it == registry().end())
-    throw CompileError(node.describe() + ": operator '" + node.op_type + "' is not supported by Kiln");
+    throw CompileError(node.describe() + ": operator " + in_quotes(node.op_type) + " is not supported by Kiln");
   // Kiln's own operators are read through their definitions (ir/kiln_ops.h): a node
   // that breaks one (an attribute missing or of the wrong type, a scale that is not
   // finite) stops here, named, before its lowering reads it.

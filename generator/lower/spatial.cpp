@@ -4,6 +4,7 @@
 
 #include "util/checked_math.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -65,7 +66,7 @@ SpatialGeometry spatial_geometry(const Node& n, const Shape& x, const Shape& w, 
     } else if (auto_pad == "VALID") {
       pads[i] = pads[i + sd] = 0;
     } else if (auto_pad != "NOTSET") {
-      throw CompileError(n.describe() + ": auto_pad '" + auto_pad + "' is not valid");
+      throw CompileError(n.describe() + ": auto_pad " + in_quotes(auto_pad) + " is not valid");
     }
     // Every output position must start inside the padded input (ceil_mode pooling
     // may add one last window that starts in the end padding).

@@ -7,6 +7,7 @@
 #include "onnx/node_conversion.h"
 #include "onnx/tensor_proto.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -20,7 +21,7 @@ Value* typed_value(Graph& g, const std::string& name, const onnx::TypeProto* t, 
   if (t->has_sequence_type()) {
     const auto& st = t->sequence_type();
     if (!st.has_elem_type() || !st.elem_type().has_tensor_type())
-      throw CompileError(who + ": subgraph value '" + name + "' is a sequence of non-tensors, which Kiln does not support");
+      throw CompileError(who + ": subgraph value " + in_quotes(name) + " is a sequence of non-tensors, which Kiln does not support");
     const int32_t et = st.elem_type().tensor_type().elem_type();
     if (dtype_is_known(et)) v->dtype = DType(et);
     v->is_sequence = true;
@@ -73,7 +74,7 @@ GraphPtr convert_subgraph(const onnx::GraphProto& body, const std::string& who, 
     g->inputs.push_back(v);
   }
   for (const auto& t : body.initializer()) {
-    ConstantPtr c = constant_from_tensor_proto(t, context.base_dir, who + " subgraph initializer '" + t.name() + "'");
+    ConstantPtr c = constant_from_tensor_proto(t, context.base_dir, who + " subgraph initializer " + in_quotes(t.name()));
     Value* v = g->add_value(t.name(), c->dtype(), c->shape());
     v->constant = c;
   }
@@ -92,7 +93,7 @@ GraphPtr convert_subgraph(const onnx::GraphProto& body, const std::string& who, 
   for (const auto& np : body.node()) {
     const std::string name = np.name().empty() ? np.op_type() + "_" + std::to_string(index) : np.name();
     ++index;
-    const std::string nwho = np.op_type() + " '" + name + "'";
+    const std::string nwho = np.op_type() + " " + in_quotes(name);
     const std::string domain = is_default_domain(np.domain()) ? "" : np.domain();
     if (np.op_type() == "Constant" && domain.empty()) {
       ConstantPtr c = decode_constant_node(np, nwho, context.base_dir);
@@ -109,7 +110,7 @@ GraphPtr convert_subgraph(const onnx::GraphProto& body, const std::string& who, 
         continue;
       }
       Value* v = lookup(in);
-      if (!v) throw CompileError(nwho + ": input '" + in + "' is not defined in the subgraph or its scope");
+      if (!v) throw CompileError(nwho + ": input " + in_quotes(in) + " is not defined in the subgraph or its scope");
       ins.push_back(v);
     }
     std::vector<const onnx::AttributeProto*> attr_protos;
@@ -140,7 +141,7 @@ GraphPtr convert_subgraph(const onnx::GraphProto& body, const std::string& who, 
   }
   for (const auto& o : body.output()) {
     Value* v = lookup(o.name());
-    if (!v) throw CompileError(who + ": subgraph output '" + o.name() + "' is not produced");
+    if (!v) throw CompileError(who + ": subgraph output " + in_quotes(o.name()) + " is not produced");
     g->outputs.push_back(v);
   }
   return g;

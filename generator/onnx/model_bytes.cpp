@@ -2,6 +2,7 @@
 
 #include "util/checked_math.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -144,7 +145,7 @@ ModelBytes load_model_bytes(const std::filesystem::path& model_path) {
   try {
     file = ConstantBuffer::map_file(model_path);
   } catch (const std::exception& e) {
-    throw CompileError("cannot read model file: " + std::string(e.what()));
+    throw CompileError("cannot read model file: " + escaped(e.what(), kMaxOnnxMessageBytes));
   }
   // The checker resolves external data relative to the working directory when it
   // checks a model in memory: an absolute location always finds the file.

@@ -13,6 +13,7 @@
 #include "onnx/tensor_proto.h"
 #include "util/checked_math.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -181,9 +182,9 @@ class Lowering {
     for (const Scope* p = &s; p; p = p->parent) {
       if (auto it = p->ints.find(name); it != p->ints.end()) return it->second;
       if (auto it = p->tensors.find(name); it != p->tensors.end()) {
-        ConstantPtr c = constant_from_tensor_proto(*it->second, base_dir_, who + " input '" + name + "'");
+        ConstantPtr c = constant_from_tensor_proto(*it->second, base_dir_, who + " input " + in_quotes(name));
         if (c->dtype() != DType::Int64 && c->dtype() != DType::Int32)
-          throw CompileError(who + ": input '" + name + "' must be int64");
+          throw CompileError(who + ": input " + in_quotes(name) + " must be int64");
         std::vector<int64_t> v;
         for (int64_t i = 0; i < c->num_elements(); ++i) v.push_back(c->as_int64(i));
         return v;
@@ -280,7 +281,7 @@ class Lowering {
       return;
     }
     const std::string& op = n.op_type();
-    const std::string who = op + " '" + n.name() + "'";
+    const std::string who = op + " " + in_quotes(n.name());
     const std::string hint = n.name().empty() ? op : n.name();
     if (kUnsupportedNewOps.count(op))
       throw CompileError(who + ": operator " + op + " (opset " + std::to_string(opset_) + ") is not supported");
@@ -363,7 +364,7 @@ class Lowering {
       require_default_int(n, "antialias", 0, who);
       const std::string policy = attr_string(n, "keep_aspect_ratio_policy", "stretch");
       if (policy != "stretch" && has_input(n, 3))
-        throw CompileError(who + ": keep_aspect_ratio_policy '" + policy + "' is not supported");
+        throw CompileError(who + ": keep_aspect_ratio_policy " + in_quotes(policy) + " is not supported");
       erase_attr(m, "keep_aspect_ratio_policy");
       if (const AttributeProto* axes = find_attr(n, "axes")) {
         if (attr_string(n, "coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize")
@@ -452,7 +453,7 @@ class Lowering {
       const std::string poly = op1("Add", {x, op1("Mul", {x3, const_like(0.044715f, x, hint)}, hint)}, hint);
       inner = op1("Tanh", {op1("Mul", {poly, const_like(float(std::sqrt(2.0 / M_PI)), x, hint)}, hint)}, hint);
     } else {
-      throw CompileError(who + ": approximate '" + approx + "' is not supported");
+      throw CompileError(who + ": approximate " + in_quotes(approx) + " is not supported");
     }
     const std::string one_plus = op1("Add", {inner, const_like(1.0f, x, hint)}, hint);
     emit("Mul", {op1("Mul", {x, one_plus}, hint), const_like(0.5f, x, hint)}, {n.output(0)}, hint);
@@ -527,13 +528,13 @@ class Inliner {
       // Calls may fan out at every level (32 levels of two calls each would be 2^32
       // nodes): the inlined graph is held to the node limit as it grows.
       if (++inlined_nodes_ > kMaxGraphNodes)
-        throw CompileError("node '" + call.name() + "' (" + call.op_type() + "): inlining the model's functions gives more than " +
+        throw CompileError("node " + in_quotes(call.name()) + " (" + call.op_type() + "): inlining the model's functions gives more than " +
                            std::to_string(kMaxGraphNodes) + " nodes, Kiln's limit");
       out->push_back(call);
       return;
     }
     const onnx::FunctionProto& f = *it->second;
-    const std::string who = "function call " + call.op_type() + " '" + call.name() + "'";
+    const std::string who = "function call " + call.op_type() + " " + in_quotes(call.name());
     if (depth > 32) throw CompileError(who + ": functions nested more than 32 deep (recursive?)");
     // Formal parameter -> actual value name; body-internal values get fresh names.
     std::map<std::string, std::string> rename;

@@ -4,6 +4,7 @@
 
 #include "onnx/tensor_proto.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -17,9 +18,9 @@ AttrValue convert_attribute(const onnx::AttributeProto& a, const std::string& wh
     case A::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
     case A::FLOATS: return std::vector<double>(a.floats().begin(), a.floats().end());
     case A::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
-    case A::TENSOR: return constant_from_tensor_proto(a.t(), base_dir, who + " attribute '" + a.name() + "'");
+    case A::TENSOR: return constant_from_tensor_proto(a.t(), base_dir, who + " attribute " + in_quotes(a.name()));
     default:
-      throw CompileError(who + ": attribute '" + a.name() + "' of type " + A::AttributeType_Name(a.type()) +
+      throw CompileError(who + ": attribute " + in_quotes(a.name()) + " of type " + A::AttributeType_Name(a.type()) +
                          " is not supported");
   }
 }
@@ -35,7 +36,7 @@ ConstantPtr decode_constant_node(const onnx::NodeProto& np, const std::string& w
   if (a.name() == "value_int") return Constant::from_int64s({}, {a.i()});
   if (a.name() == "value_ints")
     return Constant::from_int64s({int64_t(a.ints_size())}, {a.ints().begin(), a.ints().end()});
-  throw CompileError(who + ": Constant attribute '" + a.name() + "' is not supported");
+  throw CompileError(who + ": Constant attribute " + in_quotes(a.name()) + " is not supported");
 }
 
 bool is_default_domain(const std::string& d) { return d.empty() || d == "ai.onnx"; }

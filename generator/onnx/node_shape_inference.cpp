@@ -12,6 +12,7 @@
 #include "util/checked_math.h"
 #include "util/error.h"
 #include "util/fault_guard.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -20,7 +21,7 @@ namespace {
 std::string one_line(std::string s) {
   for (auto& c : s)
     if (c == '\n' || c == '\r') c = ' ';
-  return s;
+  return escaped(s, kMaxOnnxMessageBytes);  // it quotes the model's names as they are
 }
 
 onnx::TensorProto to_tensor_proto(const std::string& name, const Constant& c) {
@@ -149,7 +150,7 @@ bool infer_node_shapes(Node& node) {
         shape.push_back(d.dim_value());
       }
     if (static_shape && out->dtype != DType::Undefined) {
-      checked_elements(shape, node.describe() + ": output '" + out->name + "'");
+      checked_elements(shape, node.describe() + ": output " + in_quotes(out->name));
       out->shape = shape;
       out->shape_known = true;
     } else {
@@ -177,11 +178,11 @@ void require_static_shapes(const Graph& graph) {
     for (const Value* out : n->outputs) {
       if (out->shape_known || (out->users.empty() && !out->is_graph_output)) continue;
       if (value_dependent.count(n->op_type))
-        throw CompileError(n->describe() + ": the shape of output '" + out->name + "' depends on the values of " +
+        throw CompileError(n->describe() + ": the shape of output " + in_quotes(out->name) + " depends on the values of " +
                            n->op_type + "'s inputs; declare it statically in the model (it has a dim_param or no " +
                            "shape) — Kiln plans memory for that shape and the run fails if the data disagree");
-      throw CompileError(n->describe() + ": output '" + out->name +
-                         "' has no static shape even after constant folding (it depends on run-time data; " +
+      throw CompileError(n->describe() + ": output " + in_quotes(out->name) +
+                         " has no static shape even after constant folding (it depends on run-time data; " +
                          "Kiln needs static shapes — pass --input-shape NAME=D0,D1,... for dynamic inputs)");
     }
 }

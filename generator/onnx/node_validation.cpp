@@ -17,6 +17,7 @@
 #include "util/checked_math.h"
 #include "util/error.h"
 #include "util/fault_guard.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -189,8 +190,8 @@ const InputRule kInputRules[] = {
 
 
 std::string node_who(const onnx::NodeProto& np) {
-  return np.op_type() + " '" + (np.name().empty() ? (np.output_size() ? np.output(0) : std::string("?")) : np.name()) +
-         "'";
+  return escaped(np.op_type()) + " " +
+         in_quotes(np.name().empty() ? (np.output_size() ? np.output(0) : std::string("?")) : np.name());
 }
 
 int64_t parse_count(const std::string& text, const std::string& what, const std::string& key) {
@@ -198,7 +199,7 @@ int64_t parse_count(const std::string& text, const std::string& what, const std:
   const char* end = text.data() + text.size();
   auto [p, ec] = std::from_chars(text.data(), end, v);
   if (text.empty() || ec != std::errc() || p != end || v < 0)
-    throw CompileError(what + ": external data '" + key + "' is '" + text + "', not a non-negative integer");
+    throw CompileError(what + ": external data " + in_quotes(key) + " is " + in_quotes(text) + ", not a non-negative integer");
   return v;
 }
 
@@ -220,6 +221,7 @@ class Validator {
     ranks_ = ranks;
     constants_ = constants;
     arity(np);
+    graph_attributes(np);
     attribute_rules(np);
     rank_rules(np);
     input_rules(np);
@@ -261,7 +263,7 @@ class Validator {
       std::error_code ec;
       const uintmax_t size = fs::file_size(file, ec);
       if (ec || uint64_t(offset) > size || size - uint64_t(offset) < uint64_t(expected))
-        throw CompileError(what + ": external data file '" + location + "' is too short for " +
+        throw CompileError(what + ": external data file " + in_quotes(location) + " is too short for " +
                            std::to_string(expected) + " bytes at offset " + std::to_string(offset));
       return;
     }
@@ -286,13 +288,13 @@ class Validator {
     for (const auto& d : t->tensor_type().shape().dim()) {
       if (!d.has_dim_value()) continue;
       if (d.dim_value() < 0)
-        throw CompileError(what + " '" + vi.name() + "' declares dimension " + std::to_string(d.dim_value()));
+        throw CompileError(what + " " + in_quotes(vi.name()) + " declares dimension " + std::to_string(d.dim_value()));
       dims.push_back(d.dim_value());
     }
     if (t->tensor_type().shape().dim_size() > kMaxRank)
-      throw CompileError(what + " '" + vi.name() + "' has rank " + std::to_string(t->tensor_type().shape().dim_size()) +
+      throw CompileError(what + " " + in_quotes(vi.name()) + " has rank " + std::to_string(t->tensor_type().shape().dim_size()) +
                          ", above Kiln's limit of " + std::to_string(kMaxRank));
-    checked_elements(dims, what + " '" + vi.name() + "'");
+    checked_elements(dims, what + " " + in_quotes(vi.name()));
     if (t == &vi.type()) {
       ranks_[vi.name()] = t->tensor_type().shape().dim_size();
       types_[vi.name()] = vi.type();
@@ -305,13 +307,13 @@ class Validator {
         if ((r.op[0] != '*' && np.op_type() != r.op) || a.name() != r.attr) continue;
         auto check = [&](int64_t v) {
           if (v < r.lo || v > r.hi)
-            throw CompileError(node_who(np) + ": attribute '" + a.name() + "' is " + std::to_string(v) +
+            throw CompileError(node_who(np) + ": attribute " + in_quotes(a.name()) + " is " + std::to_string(v) +
                                "; it must lie in [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "]");
         };
         if (a.type() == onnx::AttributeProto::INT) check(a.i());
         for (auto v : a.ints()) check(v);
         if (a.ints_size() > kMaxRank && std::string(r.attr) != "split")
-          throw CompileError(node_who(np) + ": attribute '" + a.name() + "' has " + std::to_string(a.ints_size()) +
+          throw CompileError(node_who(np) + ": attribute " + in_quotes(a.name()) + " has " + std::to_string(a.ints_size()) +
                              " entries, more than any tensor has dimensions");
       }
     }
@@ -341,6 +343,37 @@ class Validator {
       throw CompileError(node_who(np) + ": has " + std::to_string(outs) + " outputs; " + np.op_type() + "-" +
                          std::to_string(schema->since_version()) + " gives " + std::to_string(schema->min_output()) +
                          (schema->max_output() == schema->min_output() ? "" : " to " + std::to_string(schema->max_output())));
+  }
+
+  // The graph attributes the node's schema requires (If's branches, Loop's and
+  // Scan's body, SequenceMap's body) are there and hold a graph: ONNX's inference
+  // function reads the body without looking (a Scan without one was a SEGV), and
+  // infer_types below runs it for any node without a graph attribute.
+  void graph_attributes(const onnx::NodeProto& np) {
+    const auto* schema = schema_of(np);
+    if (!schema) return;
+    for (const auto& [name, attr] : schema->attributes()) {
+      const bool one = attr.type == onnx::AttributeProto::GRAPH, many = attr.type == onnx::AttributeProto::GRAPHS;
+      if (!one && !many) continue;
+      const onnx::AttributeProto* a = nullptr;
+      for (const auto& x : np.attribute())
+        if (x.name() == name) a = &x;
+      if (!a) {
+        if (attr.required) throw CompileError(node_who(np) + ": has no attribute " + in_quotes(name) + " (its subgraph)");
+        continue;
+      }
+      if ((one && !a->has_g()) || (many && a->graphs_size() == 0))
+        throw CompileError(node_who(np) + ": attribute " + in_quotes(name) + " holds no subgraph");
+    }
+  }
+
+  // ConstantOfShape fills its output with its `value`, which must be one element
+  // (an empty one was read past its end when folded).
+  void attribute_tensor_rules(const onnx::NodeProto& np, const onnx::AttributeProto& a, const std::string& what) {
+    if (np.op_type() != "ConstantOfShape" || a.name() != "value" || !a.has_t()) return;
+    int64_t n = 1;
+    for (auto d : a.t().dims()) n *= d;  // tensor() checked the product first
+    if (n != 1) throw CompileError(what + ": holds " + std::to_string(n) + " elements; it must hold exactly one");
   }
 
   // The types of a node's outputs by ONNX's own inference function for it, from
@@ -391,14 +424,14 @@ class Validator {
       auto it = ranks_.find(np.input(r.input));
       if (it == ranks_.end()) continue;
       if (it->second < r.lo || it->second > r.hi)
-        throw CompileError(node_who(np) + ": input '" + np.input(r.input) + "' has rank " + std::to_string(it->second) +
+        throw CompileError(node_who(np) + ": input " + in_quotes(np.input(r.input)) + " has rank " + std::to_string(it->second) +
                            "; " + np.op_type() + " needs rank " +
                            (r.lo == r.hi ? std::to_string(r.lo) : std::to_string(r.lo) + " or more"));
     }
     for (const auto& r : kShapeRequired)
       if (np.op_type() == r.op && r.input < np.input_size() && !np.input(r.input).empty() &&
           !ranks_.count(np.input(r.input)))
-        throw CompileError(node_who(np) + ": input '" + np.input(r.input) + "' has no known shape; " + np.op_type() +
+        throw CompileError(node_who(np) + ": input " + in_quotes(np.input(r.input)) + " has no known shape; " + np.op_type() +
                            " needs it before shape inference");
     for (const auto& r : kAxisRules) {
       if (np.op_type() != r.op || r.input >= np.input_size()) continue;
@@ -409,7 +442,7 @@ class Validator {
         if (a.name() == r.attr && a.type() == onnx::AttributeProto::INT) axis = a.i();
       const int64_t n = rank->second;
       if (axis < -n || axis >= n)
-        throw CompileError(node_who(np) + ": attribute '" + r.attr + "' is " + std::to_string(axis) + "; for input '" +
+        throw CompileError(node_who(np) + ": attribute " + in_quotes(r.attr) + " is " + std::to_string(axis) + "; for input '" +
                            np.input(r.input) + "' of rank " + std::to_string(n) + " it must lie in [" +
                            std::to_string(-n) + ", " + std::to_string(n - 1) + "]");
     }
@@ -417,8 +450,8 @@ class Validator {
       if (np.op_type() != r.op || std::max(r.a, r.b) >= np.input_size()) continue;
       auto a = ranks_.find(np.input(r.a)), b = ranks_.find(np.input(r.b));
       if (a == ranks_.end() || b == ranks_.end() || a->second == b->second) continue;
-      throw CompileError(node_who(np) + ": input '" + np.input(r.a) + "' has rank " + std::to_string(a->second) +
-                         " but the " + r.b_role + " '" + np.input(r.b) + "' have rank " + std::to_string(b->second) +
+      throw CompileError(node_who(np) + ": input " + in_quotes(np.input(r.a)) + " has rank " + std::to_string(a->second) +
+                         " but the " + r.b_role + " " + in_quotes(np.input(r.b)) + " have rank " + std::to_string(b->second) +
                          "; " + np.op_type() + " needs them equal");
     }
     check_shape_data_broadcast(np);
@@ -449,8 +482,8 @@ class Validator {
     }
     if (std::min(n[0], n[1]) != 0 || std::max(n[0], n[1]) != 1) return;
     const int empty = n[0] == 0 ? 0 : 1;
-    throw CompileError(node_who(np) + ": input '" + np.input(empty) + "' is an empty int64 vector broadcast against the "
-                       "one-element '" + np.input(1 - empty) + "'; ONNX 1.12's shape-value propagation cannot take it "
+    throw CompileError(node_who(np) + ": input " + in_quotes(np.input(empty)) + " is an empty int64 vector broadcast against the "
+                       "one-element " + in_quotes(np.input(1 - empty)) + "; ONNX 1.12's shape-value propagation cannot take it "
                        "(an empty list of axes, sizes or pads?)");
   }
 
@@ -464,7 +497,7 @@ class Validator {
     int64_t n = 1;
     for (auto d : t.dims()) n *= d;  // checked by tensor() already
     if (n > 4096) return std::nullopt;
-    ConstantPtr c = constant_from_tensor_proto(t, checks_.base_dir, "constant '" + name + "'");
+    ConstantPtr c = constant_from_tensor_proto(t, checks_.base_dir, "constant " + in_quotes(name));
     std::vector<double> v(size_t(c->num_elements()));
     for (int64_t i = 0; i < c->num_elements(); ++i) v[size_t(i)] = c->as_double(i);
     if (wide_kind(c->dtype()) != WideKind::Float) {  // exact integers (INT64_MIN does not survive a double)
@@ -483,7 +516,7 @@ class Validator {
       if (!values) continue;
       const auto ints = ints_.count(name) ? ints_[name] : std::vector<int64_t>{};
       auto fail = [&](const std::string& why) {
-        throw CompileError(node_who(np) + ": input '" + name + "' " + why);
+        throw CompileError(node_who(np) + ": input " + in_quotes(name) + " " + why);
       };
       switch (r.rule) {
         case ValueRule::Finite:
@@ -512,7 +545,7 @@ class Validator {
           }
           break;
         case ValueRule::ShapeTarget:
-          checked_elements(ints, node_who(np) + ": target shape '" + name + "'");
+          checked_elements(ints, node_who(np) + ": target shape " + in_quotes(name));
           break;
         case ValueRule::ReshapeTarget: {
           std::vector<int64_t> known;
@@ -520,7 +553,7 @@ class Validator {
             if (v < -1) fail("holds the dimension " + std::to_string(v) + "; Reshape dimensions are -1, 0 or positive");
             if (v > 0) known.push_back(v);
           }
-          checked_elements(known, node_who(np) + ": target shape '" + name + "'");
+          checked_elements(known, node_who(np) + ": target shape " + in_quotes(name));
           break;
         }
       }
@@ -538,16 +571,16 @@ class Validator {
   }
 
   void graph(const onnx::GraphProto& g, bool top_level) {
-    const std::string where = top_level ? "" : " of subgraph '" + g.name() + "'";
+    const std::string where = top_level ? "" : " of subgraph " + in_quotes(g.name());
     std::set<std::string> defined, inputs;
     auto define = [&](const std::string& name, const std::string& kind) {
       if (name.empty()) return;
       if (!defined.insert(name).second)
-        throw CompileError(kind + " '" + name + "'" + where + " reuses a name already defined in the graph");
+        throw CompileError(kind + " " + in_quotes(name) + where + " reuses a name already defined in the graph");
     };
     for (const auto& t : g.initializer()) {
       define(t.name(), "initializer");
-      tensor(t, "initializer '" + t.name() + "'", top_level);
+      tensor(t, "initializer " + in_quotes(t.name()), top_level);
       ranks_[t.name()] = t.dims_size();
       constants_[t.name()] = &t;
       onnx::TypeProto& type = types_[t.name()];
@@ -556,7 +589,7 @@ class Validator {
     }
     for (const auto& vi : g.input()) {
       if (!inputs.insert(vi.name()).second)
-        throw CompileError("graph input '" + vi.name() + "'" + where + " is listed twice");
+        throw CompileError("graph input " + in_quotes(vi.name()) + where + " is listed twice");
       if (!defined.count(vi.name())) define(vi.name(), "graph input");
       value_info(vi, "graph input");
     }
@@ -567,15 +600,17 @@ class Validator {
     std::set<std::string> used;
     for (const auto& np : g.node()) {
       arity(np);
+      graph_attributes(np);
       attribute_rules(np);
       rank_rules(np);
       input_rules(np);
       for (const auto& in : np.input()) used.insert(in);
       for (const auto& a : np.attribute()) {
-        const std::string what = node_who(np) + " attribute '" + a.name() + "'";
+        const std::string what = node_who(np) + " attribute " + in_quotes(a.name());
         if (a.type() == onnx::AttributeProto::SPARSE_TENSOR || a.type() == onnx::AttributeProto::SPARSE_TENSORS)
           throw CompileError(what + ": sparse tensors are not supported");
         if (a.has_t()) tensor(a.t(), what, false);
+        attribute_tensor_rules(np, a, what);
         for (const auto& t : a.tensors()) tensor(t, what, false);
         if (a.has_g()) subgraph(a.g(), used);
         for (const auto& sg : a.graphs()) subgraph(sg, used);
@@ -590,14 +625,14 @@ class Validator {
     if (!top_level) return;
     std::set<std::string> outputs;
     for (const auto& vi : g.output()) {
-      if (!outputs.insert(vi.name()).second) throw CompileError("graph output '" + vi.name() + "' is listed twice");
+      if (!outputs.insert(vi.name()).second) throw CompileError("graph output " + in_quotes(vi.name()) + " is listed twice");
       if (!defined.count(vi.name()))
-        throw CompileError("graph output '" + vi.name() + "' is not produced by any node, input or initializer");
+        throw CompileError("graph output " + in_quotes(vi.name()) + " is not produced by any node, input or initializer");
     }
     if (checks_.warn)
       for (const auto& vi : g.input())
         if (!used.count(vi.name()) && !outputs.count(vi.name()))
-          checks_.warn("graph input '" + vi.name() + "' is not used by any node");
+          checks_.warn("graph input " + in_quotes(vi.name()) + " is not used by any node");
   }
 
   // Names a subgraph reads from its outer scope count as used there.
@@ -655,9 +690,9 @@ void check_constant_indices(const Graph& graph) {
     const int64_t r = int64_t(ds.size());
     const std::vector<int64_t> v = idx->constant->to_int64s();
     auto bad = [&](int64_t index, int64_t dim) {
-      throw CompileError(n.describe() + ": constant index " + std::to_string(index) + " in '" + idx->name +
-                         "' is out of range for a dimension of " + std::to_string(dim) + " (data '" + data->name +
-                         "' has shape " + shape_str(ds) + ")");
+      throw CompileError(n.describe() + ": constant index " + std::to_string(index) + " in " + in_quotes(idx->name) +
+                         " is out of range for a dimension of " + std::to_string(dim) + " (data " + in_quotes(data->name) +
+                         " has shape " + shape_str(ds) + ")");
     };
     if (!nd) {
       int64_t axis = n.attr_int("axis", 0);

@@ -20,6 +20,7 @@
 #include "onnx/tensor_proto.h"
 #include "util/error.h"
 #include "util/fault_guard.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -32,7 +33,7 @@ std::string one_line(std::string s) {
   for (auto& c : s)
     if (c == '\n' || c == '\r') c = ' ';
   while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
+  return escaped(s, kMaxOnnxMessageBytes);  // it quotes the model's names as they are
 }
 
 // Type and static shape of a value from its ValueInfoProto; returns false when the
@@ -63,7 +64,7 @@ bool read_value_info(const onnx::ValueInfoProto& vi, DType* dtype, Shape* shape,
   shape->clear();
   for (const auto& d : tt.shape().dim()) {
     if (!d.has_dim_value() || d.dim_value() < 0) {
-      *why = "has dynamic dimension '" + (d.has_dim_param() ? d.dim_param() : std::string("?")) + "'";
+      *why = "has dynamic dimension " + in_quotes(d.has_dim_param() ? d.dim_param() : std::string("?"));
       return false;
     }
     shape->push_back(d.dim_value());
@@ -115,7 +116,7 @@ void make_prelu_slopes_per_channel(onnx::ModelProto& model) {
 // The TensorProto of --input-value `values` for graph input `vi` (its declared
 // dtype and static shape).
 onnx::TensorProto bound_input_tensor(const onnx::ValueInfoProto& vi, const std::vector<double>& values) {
-  const std::string flag = "--input-value '" + vi.name() + "'";
+  const std::string flag = "--input-value " + in_quotes(vi.name());
   DType dt = DType::Undefined;
   Shape shape;
   std::string why;
@@ -162,8 +163,8 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
                                           const ImportOptions& options) {
   onnx::ModelProto model;
   if (!model.ParseFromString(mb.proto))
-    throw CompileError("'" + model_path.string() + "' is not a valid ONNX model (truncated or corrupt protobuf)");
-  if (!model.has_graph()) throw CompileError("'" + model_path.string() + "' has no graph");
+    throw CompileError(in_quotes(model_path.string()) + " is not a valid ONNX model (truncated or corrupt protobuf)");
+  if (!model.has_graph()) throw CompileError(in_quotes(model_path.string()) + " has no graph");
 
   // Opsets.
   int64_t opset = -1;
@@ -175,7 +176,7 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
     // optimizer step) needs no ai.onnx opset; one that uses ai.onnx ops does.
     for (const auto& np : model.graph().node())
       if (is_default_domain(np.domain()))
-        throw CompileError("model imports no default-domain (ai.onnx) opset but node '" + np.name() + "' (" +
+        throw CompileError("model imports no default-domain (ai.onnx) opset but node " + in_quotes(np.name()) + " (" +
                            np.op_type() + ") is an ai.onnx operator");
     opset = kMaxOpset;
   }
@@ -240,7 +241,7 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
     for (auto d : it->second) shp->add_dim()->set_dim_value(d);
   }
   for (const auto& [name, _] : options.input_shapes)
-    if (!used_overrides.count(name)) throw CompileError("--input-shape names '" + name + "', which is not a graph input");
+    if (!used_overrides.count(name)) throw CompileError("--input-shape names " + in_quotes(name) + ", which is not a graph input");
   // --input-value: the input becomes an initializer. It stays listed among the
   // graph's inputs (valid at every IR version) so that ONNX's inference and
   // Kiln's folding see a constant, and the API positions of the others hold.
@@ -249,10 +250,10 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
     const onnx::ValueInfoProto* vi = nullptr;
     for (const auto& in : g->input())
       if (in.name() == name) vi = &in;
-    if (!vi) throw CompileError("--input-value names '" + name + "', which is not a graph input");
+    if (!vi) throw CompileError("--input-value names " + in_quotes(name) + ", which is not a graph input");
     for (const auto& t : g->initializer())
       if (t.name() == name)
-        throw CompileError("--input-value names '" + name + "', an initializer (already a constant)");
+        throw CompileError("--input-value names " + in_quotes(name) + ", an initializer (already a constant)");
     *g->add_initializer() = bound_input_tensor(*vi, values);
     bound_names.insert(name);
   }
@@ -298,7 +299,7 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
   // Initializers are constants; an initializer that is also a graph input is a
   // default the caller cannot override on a microcontroller, so it stays constant.
   for (const auto& t : g->initializer()) {
-    const std::string what = "initializer '" + t.name() + "'";
+    const std::string what = "initializer " + in_quotes(t.name());
     ConstantPtr c = dtype_is_known(t.data_type()) ? sliced_initializer(mb, t.name(), DType(t.data_type()),
                                                                        {t.dims().begin(), t.dims().end()}, what)
                                                   : nullptr;
@@ -323,7 +324,7 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
     if (it != infos.end() && it->second->type().has_sequence_type()) {
       const auto& st = it->second->type().sequence_type();
       if (!st.has_elem_type() || !st.elem_type().has_tensor_type())
-        throw CompileError(who + ": value '" + name + "' is a sequence of non-tensors, which Kiln does not support");
+        throw CompileError(who + ": value " + in_quotes(name) + " is a sequence of non-tensors, which Kiln does not support");
       const int32_t et = st.elem_type().tensor_type().elem_type();
       Value* v = graph->add_value(name, dtype_is_known(et) ? DType(et) : DType::Undefined, {});
       v->is_sequence = true;
@@ -337,7 +338,7 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
       bool is_tensor = it == infos.end() || it->second->type().has_tensor_type() || !it->second->has_type();
       const bool shape_problem = why.find("shape") != std::string::npos || why.find("dimension") != std::string::npos;
       if (!allow_unknown || !is_tensor)
-        throw CompileError(who + ": value '" + name + "' " + why +
+        throw CompileError(who + ": value " + in_quotes(name) + " " + why +
                            (shape_problem ? " (Kiln needs static shapes; pass --input-shape NAME=D0,D1,... for dynamic inputs)"
                                           : ""));
       if (it != infos.end() && it->second->type().has_tensor_type() &&
@@ -363,12 +364,12 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
       // --sequence-input) feeding a SequenceConstruct; see docs/user-guide.md.
       auto sit = options.sequence_inputs.find(vi.name());
       if (sit == options.sequence_inputs.end())
-        throw CompileError("graph input '" + vi.name() + "' is a sequence; pass its element count and shapes with " +
+        throw CompileError("graph input " + in_quotes(vi.name()) + " is a sequence; pass its element count and shapes with " +
                            "--sequence-input " + vi.name() + "=COUNT:D0,D1,...");
       used_sequence_inputs.insert(vi.name());
       Value* seq = make_value(vi.name(), "graph input", false);
       if (seq->dtype == DType::Undefined)
-        throw CompileError("graph input '" + vi.name() + "' is a sequence of an element type Kiln does not support");
+        throw CompileError("graph input " + in_quotes(vi.name()) + " is a sequence of an element type Kiln does not support");
       SequenceInterface si;
       si.name = vi.name();
       si.is_input = true;
@@ -379,7 +380,7 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
       for (size_t i = 0; i < sit->second.size(); ++i) {
         const std::string en = vi.name() + "_" + std::to_string(i);
         if (graph->find_value(en))
-          throw CompileError("graph input '" + vi.name() + "': element name '" + en + "' is already used in the model");
+          throw CompileError("graph input " + in_quotes(vi.name()) + ": element name " + in_quotes(en) + " is already used in the model");
         Value* e = graph->add_value(en, seq->dtype, sit->second[i]);
         e->is_graph_input = true;
         graph->inputs.push_back(e);
@@ -398,7 +399,7 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
 
   for (const auto& [name, _] : options.sequence_inputs)
     if (!used_sequence_inputs.count(name))
-      throw CompileError("--sequence-input names '" + name + "', which is not a sequence-typed graph input");
+      throw CompileError("--sequence-input names " + in_quotes(name) + ", which is not a sequence-typed graph input");
 
   std::set<std::string> node_names;
   int index = 0;
@@ -407,12 +408,12 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
     while (node_names.count(name)) name += "_" + std::to_string(index);
     node_names.insert(name);
     ++index;
-    std::string who = np.op_type() + " '" + name + "'";
+    std::string who = np.op_type() + " " + in_quotes(name);
     // Besides ai.onnx only the training optimizers' domain is known (lowered in
     // lower/ops/optimizer.cpp); their op names cannot be mistaken for ai.onnx ops
     // by the folder, which only knows default-domain op types.
     if (!is_default_domain(np.domain()) && np.domain() != "ai.onnx.preview.training")
-      throw CompileError(who + ": operator domain '" + np.domain() + "' is not supported");
+      throw CompileError(who + ": operator domain " + in_quotes(np.domain()) + " is not supported");
 
     // Constant nodes become constant values directly.
     if (np.op_type() == "Constant") {
@@ -429,7 +430,7 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
         continue;
       }
       Value* v = graph->find_value(in_name);
-      if (!v) throw CompileError(who + ": input '" + in_name + "' is not produced by any earlier node");
+      if (!v) throw CompileError(who + ": input " + in_quotes(in_name) + " is not produced by any earlier node");
       ins.push_back(v);
     }
     // Subgraphs (If branches, Loop / Scan / SequenceMap bodies) become IR graphs held
@@ -467,7 +468,7 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
 
   for (const auto& vi : g->output()) {
     Value* v = graph->find_value(vi.name());
-    if (!v) throw CompileError("graph output '" + vi.name() + "' is not produced by any node");
+    if (!v) throw CompileError("graph output " + in_quotes(vi.name()) + " is not produced by any node");
     v->is_graph_output = true;
     graph->outputs.push_back(v);
   }
@@ -485,7 +486,7 @@ std::unique_ptr<Graph> import_onnx(const fs::path& model_path, const ImportOptio
     // Name the file: a user compiling several models must see which one is bad.
     std::string what = e.what();
     if (what.find(model_path.string()) != std::string::npos) throw;
-    throw CompileError("'" + model_path.string() + "': " + what);
+    throw CompileError(in_quotes(model_path.string()) + ": " + what);
   }
   return import_model_bytes(std::move(mb), model_path, true, options);
 }

@@ -9,6 +9,7 @@
 
 #include "onnx/tensor_proto.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -18,7 +19,7 @@ namespace {
 
 std::string read_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw CompileError("cannot open '" + file.string() + "'");
+  if (!in) throw CompileError("cannot open " + in_quotes(file.string()));
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -28,13 +29,13 @@ std::string read_file(const fs::path& file) {
 
 std::vector<ConstantPtr> read_sequence_pb(const fs::path& file) {
   onnx::SequenceProto sp;
-  if (!sp.ParseFromString(read_file(file))) throw CompileError("'" + file.string() + "' is not a valid SequenceProto file");
+  if (!sp.ParseFromString(read_file(file))) throw CompileError(in_quotes(file.string()) + " is not a valid SequenceProto file");
   if (sp.elem_type() != onnx::SequenceProto::TENSOR)
-    throw CompileError("'" + file.string() + "' is not a sequence of tensors (only tensor sequences are supported)");
+    throw CompileError(in_quotes(file.string()) + " is not a sequence of tensors (only tensor sequences are supported)");
   std::vector<ConstantPtr> out;
   for (int i = 0; i < sp.tensor_values_size(); ++i)
     out.push_back(constant_from_tensor_proto(sp.tensor_values(i), file.parent_path(),
-                                             "element " + std::to_string(i) + " of '" + file.string() + "'"));
+                                             "element " + std::to_string(i) + " of " + in_quotes(file.string())));
   return out;
 }
 

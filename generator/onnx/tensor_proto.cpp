@@ -10,6 +10,7 @@
 
 #include "util/checked_math.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -27,7 +28,7 @@ ConstantBufferPtr read_external(const onnx::TensorProto& t, const fs::path& base
     const char* end = text.data() + text.size();
     auto [p, ec] = std::from_chars(text.data(), end, v);
     if (text.empty() || ec != std::errc() || p != end || v < 0)
-      throw CompileError(what + ": external data '" + key + "' is '" + text + "', not a non-negative integer");
+      throw CompileError(what + ": external data " + in_quotes(key) + " is " + in_quotes(text) + ", not a non-negative integer");
     return v;
   };
   std::string location;
@@ -49,7 +50,7 @@ ConstantBufferPtr read_external(const onnx::TensorProto& t, const fs::path& base
     throw CompileError(what + ": cannot read external data: " + e.what());
   }
   if (offset < 0 || size_t(offset) > map->size() || map->size() - size_t(offset) < expected)
-    throw CompileError(what + ": external data file '" + file.string() + "' is too short");
+    throw CompileError(what + ": external data file " + in_quotes(file.string()) + " is too short");
   return ConstantBuffer::slice(map, size_t(offset), expected, ConstantBuffer::Origin::MappedFile);
 }
 
@@ -79,21 +80,21 @@ size_t typed_field_count(const onnx::TensorProto& t, DType dt) {
 fs::path resolve_external_location(const std::string& location, const fs::path& base_dir, const std::string& what) {
   const fs::path rel(location);
   if (location.empty() || rel.is_absolute() || location.find('\0') != std::string::npos)
-    throw CompileError(what + ": external data location '" + location + "' must be a relative path inside the model's folder");
+    throw CompileError(what + ": external data location " + in_quotes(location) + " must be a relative path inside the model's folder");
   // Links are resolved before the containment check: a symlink in the model's
   // folder must not lead to /etc/passwd.
   std::error_code ec;
   const fs::path dir = fs::canonical(base_dir.empty() ? fs::path(".") : base_dir, ec);
-  if (ec) throw CompileError(what + ": cannot resolve the model's folder '" + base_dir.string() + "'");
+  if (ec) throw CompileError(what + ": cannot resolve the model's folder " + in_quotes(base_dir.string()));
   const fs::path file = fs::canonical(dir / rel, ec);
-  if (ec) throw CompileError(what + ": external data file '" + location + "' does not exist in the model's folder");
+  if (ec) throw CompileError(what + ": external data file " + in_quotes(location) + " does not exist in the model's folder");
   auto [d_end, f_it] = std::mismatch(dir.begin(), dir.end(), file.begin(), file.end());
   if (d_end != dir.end() || file == dir)
-    throw CompileError(what + ": external data location '" + location + "' resolves to '" + file.string() +
-                       "', outside the model's folder");
+    throw CompileError(what + ": external data location " + in_quotes(location) + " resolves to " + in_quotes(file.string()) +
+                       ", outside the model's folder");
   const auto st = fs::status(file, ec);
   if (ec || !fs::is_regular_file(st))
-    throw CompileError(what + ": external data location '" + location + "' is not a regular file");
+    throw CompileError(what + ": external data location " + in_quotes(location) + " is not a regular file");
   return file;
 }
 
@@ -148,13 +149,13 @@ ConstantPtr constant_from_tensor_proto(const onnx::TensorProto& t, const fs::pat
 
 ConstantPtr read_tensor_pb(const fs::path& file, std::string* name_out) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw CompileError("cannot open tensor file '" + file.string() + "'");
+  if (!in) throw CompileError("cannot open tensor file " + in_quotes(file.string()));
   std::stringstream ss;
   ss << in.rdbuf();
   onnx::TensorProto t;
-  if (!t.ParseFromString(ss.str())) throw CompileError("'" + file.string() + "' is not a valid TensorProto file");
+  if (!t.ParseFromString(ss.str())) throw CompileError(in_quotes(file.string()) + " is not a valid TensorProto file");
   if (name_out) *name_out = t.name();
-  return constant_from_tensor_proto(t, file.parent_path(), "tensor file '" + file.string() + "'");
+  return constant_from_tensor_proto(t, file.parent_path(), "tensor file " + in_quotes(file.string()));
 }
 
 void write_tensor_pb(const fs::path& file, const std::string& name, const Constant& c) {
@@ -164,7 +165,7 @@ void write_tensor_pb(const fs::path& file, const std::string& name, const Consta
   for (auto d : c.shape()) t.add_dims(d);
   t.set_raw_data(std::string(reinterpret_cast<const char*>(c.data()), c.size_bytes()));
   std::ofstream out(file, std::ios::binary);
-  if (!out || !t.SerializeToOstream(&out)) throw CompileError("cannot write '" + file.string() + "'");
+  if (!out || !t.SerializeToOstream(&out)) throw CompileError("cannot write " + in_quotes(file.string()));
 }
 
 }  // namespace kiln

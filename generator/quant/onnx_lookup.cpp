@@ -1,4 +1,5 @@
 #include "quant/onnx_lookup.h"
+#include "util/quoted.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,7 +25,7 @@ std::optional<float> constant_operand(const Node& n, size_t i, float dflt, std::
 std::optional<RealFunction> unary_real_function(const Node& n, std::string* why) {
   const std::string& op = n.op_type;
   if (!n.domain.empty() && n.domain != "ai.onnx") {
-    if (why) *why = "no integer form of domain '" + n.domain + "'";
+    if (why) *why = "no integer form of domain " + in_quotes(n.domain);
     return std::nullopt;
   }
   if (op == "Identity") return RealFunction([](float x) { return x; });

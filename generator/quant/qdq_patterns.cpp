@@ -1,4 +1,5 @@
 #include "quant/qdq_patterns.h"
+#include "util/quoted.h"
 
 #include <algorithm>
 #include <cmath>
@@ -67,11 +68,11 @@ std::optional<QuantParams> per_tensor_params(const Value* scale, const Value* ze
 std::optional<QuantTensor> dequantized(const Value* f, std::string* why) {
   if (!f) return fail(why, "an input is omitted"), std::nullopt;
   const Node* dq = f->producer;
-  if (!is_op(dq, "DequantizeLinear")) return fail(why, "input '" + f->name + "' is not dequantized"), std::nullopt;
+  if (!is_op(dq, "DequantizeLinear")) return fail(why, "input " + in_quotes(f->name) + " is not dequantized"), std::nullopt;
   if (blocked(dq)) return fail(why, dq->describe() + " is blocked"), std::nullopt;
   Value* q = dq->input(0);
   if (q->dtype != DType::Int8)
-    return fail(why, "input '" + f->name + "' is dequantized from " + dtype_name(q->dtype)), std::nullopt;
+    return fail(why, "input " + in_quotes(f->name) + " is dequantized from " + dtype_name(q->dtype)), std::nullopt;
   std::string w;
   auto p = per_tensor_params(dq->input(1), dq->input(2), &w);
   if (!p) return fail(why, dq->describe() + ": " + w), std::nullopt;
@@ -127,9 +128,9 @@ std::optional<QuantOutput> quantized_output(const Value* f, std::string* why) {
   float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
   const Value* cur = f;
   for (;;) {
-    if (cur->is_graph_output) return fail(why, "its float result '" + cur->name + "' is a graph output"), std::nullopt;
+    if (cur->is_graph_output) return fail(why, "its float result " + in_quotes(cur->name) + " is a graph output"), std::nullopt;
     if (cur->users.size() != 1)
-      return fail(why, "its float result '" + cur->name + "' has " + std::to_string(cur->users.size()) +
+      return fail(why, "its float result " + in_quotes(cur->name) + " has " + std::to_string(cur->users.size()) +
                            " readers, not one QuantizeLinear"),
              std::nullopt;
     const Node* u = cur->users[0];

@@ -11,6 +11,7 @@
 #include "quant/onnx_lookup.h"
 #include "quant/qdq_patterns.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln::quant {
 
@@ -74,7 +75,7 @@ std::optional<std::vector<int64_t>> spatial_pads(const Node& n, const Shape& in_
   }
   if (auto_pad == "VALID") return std::vector<int64_t>{0, 0, 0, 0};
   if (auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER")
-    return fail(why, "auto_pad '" + auto_pad + "' is not supported"), std::nullopt;
+    return fail(why, "auto_pad " + in_quotes(auto_pad) + " is not supported"), std::nullopt;
   std::vector<int64_t> p(4);
   for (size_t i = 0; i < 2; ++i) {
     const int64_t out = (in_hw[i] + s[i] - 1) / s[i];

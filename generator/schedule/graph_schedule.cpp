@@ -8,6 +8,7 @@
 
 #include "lower/lowering.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -217,7 +218,7 @@ ScheduleReport schedule_graph(Graph& g, const std::string& mode, const LoweredGr
                               uint32_t activation_alignment, const std::function<uint64_t(const Graph&)>& bound_of) {
   const auto modes = schedule_modes();
   if (std::find(modes.begin(), modes.end(), mode) == modes.end())
-    throw CompileError("--schedule '" + mode + "' is not one of auto, program, min-peak");
+    throw CompileError("--schedule " + in_quotes(mode) + " is not one of auto, program, min-peak");
   ScheduleReport r;
   r.mode = mode;
   if (mode == "program") {

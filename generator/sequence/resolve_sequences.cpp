@@ -7,6 +7,7 @@
 
 #include "sequence/sequence_graph.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -53,7 +54,7 @@ std::vector<Value*> unroll_body(Graph& g, NodeIt pos, const Graph& body, const s
   for (size_t i = 0; i < body.inputs.size(); ++i) local[body.inputs[i]] = bound[i];
   for (const Value* c : body.captures) {
     auto it = captured.find(c->name);
-    if (it == captured.end()) throw CompileError(who + ": the body reads '" + c->name + "', which the node does not pass");
+    if (it == captured.end()) throw CompileError(who + ": the body reads " + in_quotes(c->name) + ", which the node does not pass");
     local[c] = it->second;
   }
   for (const auto& v : body.values())  // initializers
@@ -61,16 +62,16 @@ std::vector<Value*> unroll_body(Graph& g, NodeIt pos, const Graph& body, const s
   for (const auto& bn : body.nodes) {
     const Node& np = *bn;
     const std::string name = prefix + np.name;
-    const std::string nwho = np.op_type + " '" + name + "'";
+    const std::string nwho = np.op_type + " " + in_quotes(name);
     if (!np.domain.empty() && np.domain != "ai.onnx")
-      throw CompileError(nwho + ": operator domain '" + np.domain + "' is not supported");
+      throw CompileError(nwho + ": operator domain " + in_quotes(np.domain) + " is not supported");
     if (np.op_type == "Constant") {
       local[np.outputs[0]] = constant_value(g, prefix + np.outputs[0]->name, np.attr_tensor("value"));
       continue;
     }
     for (const auto& [k, a] : np.attrs)
       if (std::holds_alternative<GraphPtr>(a))
-        throw CompileError(nwho + ": attribute '" + k + "' of type GRAPH is not supported inside a SequenceMap body");
+        throw CompileError(nwho + ": attribute " + in_quotes(k) + " of type GRAPH is not supported inside a SequenceMap body");
     std::vector<Value*> ins;
     for (const Value* in : np.inputs) ins.push_back(in ? local.at(in) : nullptr);
     std::vector<Value*> outs;
@@ -91,7 +92,7 @@ std::vector<Value*> unroll_body(Graph& g, NodeIt pos, const Graph& body, const s
   std::vector<Value*> outs;
   for (const Value* o : body.outputs) {
     auto it = local.find(o);
-    if (it == local.end()) throw CompileError(who + ": body output '" + o->name + "' is not produced");
+    if (it == local.end()) throw CompileError(who + ": body output " + in_quotes(o->name) + " is not produced");
     if (it->second->is_sequence) throw CompileError(who + ": a body output that is a sequence is not supported");
     outs.push_back(it->second);
   }
@@ -237,6 +238,13 @@ class Resolver {
     const int64_t lo = new_axis ? -r - 1 : -r, hi = new_axis ? r : r - 1;
     if (axis < lo || axis > hi)
       throw CompileError(n->describe() + ": axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r));
+    // Every element must have element 0's rank before the axis indexes its shape
+    // (a rank-0 value_info on a later element was a SEGV in the unsqueeze below).
+    for (size_t i = 1; i < l->size(); ++i)
+      if (int64_t((*l)[i]->shape.size()) != r)
+        throw CompileError(n->describe() + ": element " + std::to_string(i) + " has rank " +
+                           std::to_string((*l)[i]->shape.size()) + " but element 0 has rank " + std::to_string(r) +
+                           "; the elements of a concatenated sequence share one rank");
     if (axis < 0) axis += new_axis ? r + 1 : r;
     std::vector<Value*> parts;
     for (Value* e : *l) {
@@ -406,7 +414,7 @@ class Resolver {
       for (size_t i = 0; i < l->size(); ++i) {
         const std::string nm = s->name + "_" + std::to_string(i);
         if (g_.find_value(nm))
-          throw CompileError("graph output '" + s->name + "': element name '" + nm + "' is already used in the model");
+          throw CompileError("graph output " + in_quotes(s->name) + ": element name " + in_quotes(nm) + " is already used in the model");
         Value* o = g_.add_value(nm, (*l)[i]->dtype, (*l)[i]->shape);
         o->is_graph_output = true;
         g_.add_node("Identity", g_.unique_name(s->name + ".element"), {(*l)[i]}, {o});
@@ -462,7 +470,7 @@ void require_sequences_resolved(const Graph& graph) {
   }
   for (const Value* v : graph.outputs)
     if (v->is_sequence)
-      throw CompileError("graph output '" + v->name + "': the sequence's length is only known at run time");
+      throw CompileError("graph output " + in_quotes(v->name) + ": the sequence's length is only known at run time");
 }
 
 }  // namespace kiln

@@ -8,6 +8,7 @@
 
 #include "sequence/sequence_graph.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -125,7 +126,7 @@ class RuntimeSequences {
     if (!first->shape_known) return false;
     t.dtype = first->dtype;
     t.shape = first->shape;
-    for (const Value* e : *l) check_same(n, t, e, "element '" + e->name + "'");
+    for (const Value* e : *l) check_same(n, t, e, "element " + in_quotes(e->name));
     t.count = t.next_slot = int64_t(l->size());
     t.capacity = t.count + family_inserts(s);
     const uint64_t bytes = table_bytes(t.capacity, t.elem_bytes());

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "util/float_to_int.h"
 #include "util/error.h"
+#include "util/float_to_int.h"
+#include "util/quoted.h"
 
 namespace kiln::tflite {
 

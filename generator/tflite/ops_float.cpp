@@ -7,6 +7,7 @@
 // activations become the ONNX activation op after the operator.
 
 #include "tflite/import_context.h"
+#include "util/quoted.h"
 
 namespace kiln::tflite {
 

@@ -9,6 +9,7 @@
 
 #include "tflite/import_context.h"
 #include "tflite/lookup_tables.h"
+#include "util/quoted.h"
 
 namespace kiln::tflite {
 

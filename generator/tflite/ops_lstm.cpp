@@ -17,6 +17,7 @@
 
 #include "tflite/import_context.h"
 #include "tflite/sigmoid_table_uint16.h"
+#include "util/quoted.h"
 
 namespace kiln::tflite {
 
@@ -169,7 +170,7 @@ void unidirectional_sequence_lstm_int8(ImportContext& c, const Operator& op) {
   c.require_dtype(op, h, DType::Int8);
   c.require_dtype(op, cs, DType::Int16);
   for (const Tensor* s : {&h, &cs})
-    if (shape_elements(s->shape) != batch * n_cell) c.fail(op, "state '" + s->name + "' does not hold batch x cells");
+    if (shape_elements(s->shape) != batch * n_cell) c.fail(op, "state " + in_quotes(s->name) + " does not hold batch x cells");
   const float h_scale = c.scale(op, h), cell_scale = c.scale(op, cs);
   const int64_t h_zp = c.zero_point(op, h);
   if (c.scale(op, y) != h_scale || c.zero_point(op, y) != h_zp)

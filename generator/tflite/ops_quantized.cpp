@@ -11,6 +11,7 @@
 #include "ir/kiln_ops.h"
 #include "tflite/import_context.h"
 #include "tflite/lookup_tables.h"
+#include "util/quoted.h"
 
 namespace kiln::tflite {
 

@@ -9,6 +9,7 @@
 #include "tflite/densify.h"
 #include "tflite/tflite_schema_generated.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln::tflite {
 
@@ -32,7 +33,7 @@ std::string printable(const flatbuffers::String* s) {
 
 std::string tensor_label(int index, const fb::Tensor* t) {
   std::string s = "tensor " + std::to_string(index);
-  if (t && t->name() && t->name()->size() > 0) s += " '" + printable(t->name()) + "'";
+  if (t && t->name() && t->name()->size() > 0) s += " " + in_quotes(t->name()->str());
   return s;
 }
 
@@ -186,9 +187,9 @@ std::string builtin_name(int32_t code) {
   return "BUILTIN_" + std::to_string(code);
 }
 
-std::string Tensor::label() const { return name.empty() ? "tensor " + std::to_string(index) : "tensor '" + name + "'"; }
+std::string Tensor::label() const { return name.empty() ? "tensor " + std::to_string(index) : "tensor " + in_quotes(name); }
 
-std::string Tensor::quoted() const { return name.empty() ? "tensor " + std::to_string(index) : "'" + name + "'"; }
+std::string Tensor::quoted() const { return name.empty() ? "tensor " + std::to_string(index) : in_quotes(name); }
 
 std::string Operator::describe() const { return name + " (operator " + std::to_string(index) + ")"; }
 
@@ -204,7 +205,7 @@ Model load_tflite(const fs::path& path) {
   try {
     bytes = ConstantBuffer::map_file(path);
   } catch (const std::exception& e) {
-    throw CompileError("cannot read '" + path.string() + "': " + e.what());
+    throw CompileError("cannot read " + in_quotes(path.string()) + ": " + e.what());
   }
   return load_tflite_buffer(bytes, path.filename().string());
 }

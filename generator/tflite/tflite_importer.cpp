@@ -6,6 +6,7 @@
 #include "tflite/import_context.h"
 #include "tflite/tflite_schema_generated.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -57,7 +58,7 @@ std::unique_ptr<Graph> import_tflite_model(const tflite::Model& model, const std
                            tensor.shape);
       v->constant = tensor.data;
     }
-    if (v->is_graph_output) throw CompileError(file + ": tensor '" + v->name + "' is listed twice as a model output");
+    if (v->is_graph_output) throw CompileError(file + ": tensor " + in_quotes(v->name) + " is listed twice as a model output");
     v->is_graph_output = true;
     graph->outputs.push_back(v);
   }

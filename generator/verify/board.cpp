@@ -7,6 +7,7 @@
 
 #include "util/error.h"
 #include "util/paths.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -27,7 +28,7 @@ Board load_board(const std::string& name) {
   if (name.empty() || name.find('/') != std::string::npos || !in) {
     std::string known;
     for (const auto& n : board_names()) known += (known.empty() ? "" : ", ") + n;
-    throw CompileError("--board '" + name + "' is not a known board (known: " + known + ")");
+    throw CompileError("--board " + in_quotes(name) + " is not a known board (known: " + known + ")");
   }
   nlohmann::json j;
   try {

@@ -14,13 +14,14 @@
 
 #include "emit/c_names.h"
 #include "emit/kernel_index.h"
-#include "onnx/tensor_proto.h"
 #include "ir/graph.h"
 #include "onnx/sequence_test_data.h"
+#include "onnx/tensor_proto.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/process.h"
 #include "util/progress.h"
+#include "util/quoted.h"
 #include "verify/board.h"
 
 namespace kiln {
@@ -28,7 +29,7 @@ namespace kiln {
 namespace fs = std::filesystem;
 
 TestSet read_test_set(const fs::path& dir, const CompiledModule& m) {
-  if (!fs::is_directory(dir)) throw CompileError("--data '" + dir.string() + "' is not a folder");
+  if (!fs::is_directory(dir)) throw CompileError("--data " + in_quotes(dir.string()) + " is not a folder");
   TestSet t;
   t.dir = dir;
   auto read_all = [&](const char* prefix, bool inputs, const std::vector<CompiledTensor>& infos,
@@ -55,31 +56,31 @@ TestSet read_test_set(const fs::path& dir, const CompiledModule& m) {
         bool same = c->num_elements() == int64_t(bound->values.size());
         for (int64_t i = 0; same && i < c->num_elements(); ++i) same = c->as_double(i) == bound->values[size_t(i)];
         if (!same)
-          throw CompileError("test data '" + f.string() + "' holds another value for input '" + bound->name +
-                             "' than --input-value gives");
+          throw CompileError("test data " + in_quotes(f.string()) + " holds another value for input " + in_quotes(bound->name) +
+                             " than --input-value gives");
         continue;
       }
-      if (!fs::exists(f)) throw CompileError("test data '" + f.string() + "' is missing");
+      if (!fs::exists(f)) throw CompileError("test data " + in_quotes(f.string()) + " is missing");
       std::vector<ConstantPtr> items;
       if (seq) {
         items = read_sequence_pb(f);
         if (items.size() != seq->count)
-          throw CompileError("test data '" + f.string() + "' is a sequence of " + std::to_string(items.size()) +
-                             " elements but the model's '" + seq->name + "' was compiled with " +
+          throw CompileError("test data " + in_quotes(f.string()) + " is a sequence of " + std::to_string(items.size()) +
+                             " elements but the model's " + in_quotes(seq->name) + " was compiled with " +
                              std::to_string(seq->count));
       } else {
         items.push_back(read_tensor_pb(f));
       }
       for (ConstantPtr c : items) {
-        if (ci >= infos.size()) throw CompileError("test data '" + f.string() + "' has more values than the model");
+        if (ci >= infos.size()) throw CompileError("test data " + in_quotes(f.string()) + " has more values than the model");
         const auto& info = infos[ci++];
         // ONNX's test generator stores bfloat16 tensors as uint16 (the same bits).
         if (c->dtype() == DType::UInt16 && info.dtype == DType::BFloat16 && c->num_elements() == shape_elements(info.shape))
           c = Constant::from_bytes(DType::BFloat16, c->shape(),
                                    std::vector<uint8_t>(c->data(), c->data() + c->size_bytes()));
         if (c->dtype() != info.dtype || c->num_elements() != shape_elements(info.shape))
-          throw CompileError("test data '" + f.string() + "' is " + dtype_name(c->dtype()) + " " + shape_str(c->shape()) +
-                             " but the model's '" + info.name + "' is " + dtype_name(info.dtype) + " " +
+          throw CompileError("test data " + in_quotes(f.string()) + " is " + dtype_name(c->dtype()) + " " + shape_str(c->shape()) +
+                             " but the model's " + in_quotes(info.name) + " is " + dtype_name(info.dtype) + " " +
                              shape_str(info.shape));
         out->push_back(c);
       }
@@ -94,7 +95,7 @@ namespace {
 
 void write_file(const fs::path& p, const std::string& s) {
   std::ofstream out(p, std::ios::binary);
-  if (!out) throw CompileError("cannot write '" + p.string() + "'");
+  if (!out) throw CompileError("cannot write " + in_quotes(p.string()));
   out << s;
 }
 
@@ -408,10 +409,10 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
   }
   progress_stage("building the runtime for " + board.name + " (" + std::to_string(crt_files.size()) + " files)");
   std::vector<std::string> crt_objs = b.crt_objects({crt_files.begin(), crt_files.end()});
-  if (crt_objs.empty()) return fail("the runtime did not build for board '" + board.name + "'");
+  if (crt_objs.empty()) return fail("the runtime did not build for board " + in_quotes(board.name));
   std::vector<std::string> board_objs = b.board_objects();
   if (board_objs.empty() && !board.sources.empty())
-    return fail("board support for '" + board.name + "' did not compile");
+    return fail("board support for " + in_quotes(board.name) + " did not compile");
 
   fs::path common = kiln_home() / "boards" / "common";
   fs::path crt_include = kiln_home() / "crt" / "include";
@@ -438,7 +439,7 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
     for (const auto& c : cases)
       for (const auto& s : c.module->sources)
         if (b.log.find(s.string()) != std::string::npos)
-          why = "the generated C of module '" + c.module->module_name + "' did not compile";
+          why = "the generated C of module " + in_quotes(c.module->module_name) + " did not compile";
     return fail(why);
   }
   objects.insert(objects.end(), board_objs.begin(), board_objs.end());

@@ -31,6 +31,29 @@ TEST(CNames, SanitizesAndDeduplicates) {
   EXPECT_EQ(t.unique("x:"), "x_");
 }
 
+// docs/user-guide.md, "Names in the generated C".
+TEST(CNames, NeverReservedAndUniqueAfterUpperCasing) {
+  CNameTable t;
+  EXPECT_EQ(t.unique("__LINE__"), "t__LINE__");
+  EXPECT_EQ(t.unique("_Bool"), "t_Bool");
+  EXPECT_EQ(t.unique("KILN_OK"), "t_KILN_OK");
+  EXPECT_EQ(t.unique("INT32_MAX"), "INT32_MAX_");
+  EXPECT_EQ(t.unique("class"), "class_");
+  EXPECT_EQ(t.unique("tanh"), "tanh");  // a math function: only ever a function-like macro
+  EXPECT_EQ(t.unique("ab"), "ab");
+  EXPECT_EQ(t.unique("Ab"), "Ab_1");
+  EXPECT_EQ(t.unique("AB_1"), "AB_1_1");
+  EXPECT_EQ(t.unique("_x"), "_x");  // reserved only at file scope; members are fine
+  EXPECT_TRUE(is_reserved_c_name("__func__"));
+  EXPECT_TRUE(is_reserved_c_name("SIZE_MAX"));
+  EXPECT_TRUE(is_reserved_c_name("UINT_LEAST16_MAX"));
+  EXPECT_TRUE(is_reserved_c_name("DBL_EPSILON"));
+  EXPECT_FALSE(is_reserved_c_name("input"));
+  for (const char* name : {"__LINE__", "__FILE__", "__DATE__", "__STDC__", "__STDC_VERSION__", "__func__",
+                           "INT32_MAX", "SIZE_MAX", "NULL", "int"})
+    EXPECT_FALSE(is_reserved_c_name(CNameTable().unique(name))) << name;
+}
+
 std::string read(const fs::path& p) {
   std::ifstream in(p);
   std::stringstream s;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fuzz_compile.h"
+#include "name_mutations.h"
 
 namespace {
 
@@ -47,6 +48,25 @@ TEST(FuzzHarness, TruncatedModelIsRejectedWithAMessage) {
   std::string error;
   EXPECT_EQ(compile_input(bytes.data(), bytes.size(), Format::Onnx, &error), Outcome::Rejected);
   EXPECT_FALSE(error.empty());
+}
+
+// Every name mutation kind on both formats' valid models: each mutated model either
+// compiles with names the C rule allows or is refused in one clean line (the
+// oracle in compile_input throws otherwise).
+TEST(FuzzHarness, NameMutationsCompileOrAreRefusedCleanly) {
+  const auto onnx = read_file(KILN_SOURCE_DIR "/examples/cnn/model.onnx");
+  const auto tflite = read_file(KILN_SOURCE_DIR "/tests/tflite/models/float_data_movement.tflite");
+  int compiled = 0, rejected = 0;
+  for (uint32_t seed = 0; seed < 3 * 6 * 4; ++seed) {
+    auto m = onnx;
+    ASSERT_TRUE(kiln::fuzz::mutate_onnx_name(m, seed));
+    ASSERT_NE(m, onnx) << seed;
+    (compile_input(m.data(), m.size(), Format::Onnx) == Outcome::Compiled ? compiled : rejected)++;
+    auto t = tflite;
+    if (kiln::fuzz::mutate_tflite_name(t, seed))
+      (compile_input(t.data(), t.size(), Format::Tflite) == Outcome::Compiled ? compiled : rejected)++;
+  }
+  EXPECT_GT(compiled, 0);
 }
 
 }  // namespace

@@ -8,8 +8,31 @@
 // Built and run by `make fuzz` (tests/fuzz/run_fuzz.sh).
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "fuzz_compile.h"
+#include "name_mutations.h"
+
+extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
+
+// One mutation in four renames a graph input / output or tensor to a hostile name
+// (name_mutations.h); the rest are libFuzzer's byte-level mutations.
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
+  if (seed % 4 == 0) {
+    std::vector<uint8_t> model(data, data + size);
+#ifdef KILN_FUZZ_TFLITE
+    const bool ok = kiln::fuzz::mutate_tflite_name(model, seed / 4);
+#else
+    const bool ok = kiln::fuzz::mutate_onnx_name(model, seed / 4);
+#endif
+    if (ok && model.size() <= max_size) {
+      std::memcpy(data, model.data(), model.size());
+      return model.size();
+    }
+  }
+  return LLVMFuzzerMutate(data, size, max_size);
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 #ifdef KILN_FUZZ_TFLITE

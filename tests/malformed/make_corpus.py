@@ -372,6 +372,36 @@ def build():
     with open(os.path.join(HERE, "fuzz_raw", "resize18_empty_axes.onnx"), "rb") as raw:
         save("fuzz_raw_resize18_empty_axes", raw.read(), "attribute axes must be a non-empty list of ints")
 
+    # Issue 28, found by a black-box campaign. A node turned into Scan with no body:
+    # ONNX's inference function reads the body unchecked (a SEGV under the fault guard).
+    save("scan_without_body",
+         model([helper.make_node("Scan", ["x"], ["y"], name="scan")], [vi("x", F, [2, 3])], [vi("y", F, None)]),
+         "Scan 'scan': has no attribute 'body'")
+    # A rank-0 element behind a rank-2 one: the settle pass inserted the new axis at
+    # index 1 of the rank-0 shape (a SEGV).
+    save("concatfromsequence_rank0_element",
+         model([helper.make_node("SequenceConstruct", ["a", "b"], ["s"], name="sc"),
+                helper.make_node("ConcatFromSequence", ["s"], ["y"], name="cat", axis=1, new_axis=1)],
+               [vi("a", F, [2, 3]), vi("b", F, [])], [vi("y", F, ["n", "m", "k"])]),
+         "element 1 has rank 0 but element 0 has rank 2")
+    # A ConstantOfShape value of shape [0] (dims and data agree, no element to fill with):
+    # folding read element 0 (an internal error).
+    empty_value = onnx.TensorProto(name="value", data_type=F, dims=[0])
+    save("constantofshape_value_empty",
+         model([helper.make_node("ConstantOfShape", ["s"], ["y"], name="cos", value=empty_value)], [], [vi("y", F, [2, 2])],
+               [const_int64("s", [2, 2])]),
+         "holds 0 elements")
+
+    # Model text in messages is escaped and cut (util/quoted.h): a newline, BEL and
+    # U+202E in a name, a 10 KB attribute string (it made a 5 KB error line).
+    relu = helper.make_node("Relu", ["x"], ["y"], name="relu")
+    save("name_with_newline_bel_rlo",
+         model([relu], [vi("x", F, [2])], [vi("z\nq\x07\u202eevil", F, [2])]), "'z\\nq\\x07\\u202eevil' is not produced")
+    save("attribute_string_10kb",
+         model([helper.make_node("Resize", ["x", "", "s"], ["y"], name="rs\nz", mode="m" * 10240)],
+               [vi("x", F, [1, 1, 2, 2])], [vi("y", F, [1, 1, 4, 4])], [helper.make_tensor("s", F, [4], [1, 1, 2, 2])]),
+         "...' (10240 bytes) is not supported")
+
     # Model-local functions that call the next one twice, 24 levels deep: 2^24 nodes
     # once inlined, refused at the node limit while inlining grows.
     funcs = []

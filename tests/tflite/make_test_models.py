@@ -851,6 +851,25 @@ def float_resize_matmul():
     return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("image", ["product", "bilinear_half", "bilinear_corners", "nearest", "nearest_corners"])
 
 
+def float_reshape_rank0():
+    """RESHAPE to rank 0 (an empty int32 shape tensor: a zero-byte constant, which once
+    made the emitter's "overlaps the one before it" internal error), then MUL by x."""
+    import numpy as np
+    rng = np.random.default_rng(28)
+    fm = FloatModel()
+    x = fm.tensor("x", [1, 1])
+    shp = fm.tensor("shape", [0], np.array([], np.int32), TT.INT32)
+    r = fm.tensor("scalar", [])
+    w = fm.tensor("w", [1, 3], np.array([[0.5, -2.0, 3.0]], np.float32))
+    y = fm.tensor("y", [1, 3])
+    fm.op(OP.RESHAPE, [x, shp], [r])
+    fm.op(OP.MUL, [r, w], [y], BO.MulOptions, options("MulOptions"))
+    fm.m["inputs"], fm.m["outputs"] = [x], [y]
+    inputs = [rng.standard_normal((1, 1)).astype(np.float32) for _ in range(2)]
+    return fm.m, [(xv, [(xv.reshape(()) * np.array([[0.5, -2.0, 3.0]], np.float32)).astype(np.float32)])
+                  for xv in inputs], ("x", ["y"])
+
+
 def write_float_model(name, model, cases, names):
     from onnx import numpy_helper
     folder = os.path.join(HERE, "models")
@@ -991,6 +1010,7 @@ def main():
     write_float_model("int8_lstm", *int8_lstm())
     write_float_model("int8_depthwise", *int8_depthwise())
     write_float_model("int8_dw_micro_speech", *int8_dw_micro_speech())
+    write_float_model("float_reshape_rank0", *float_reshape_rank0())
 
     write(os.path.join(HERE, "models", "int8_misc.tflite"), build(int8_misc()))
 

@@ -10,6 +10,7 @@
 #include "lower/ops/ops.h"
 #include "lower/spatial.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -47,7 +48,7 @@ KernelCall lower_conv_transpose(const Node& n) {
     throw CompileError(n.describe() + ": strides/dilations/pads/output_padding do not match the spatial rank");
   const std::string auto_pad = n.attr_string("auto_pad", "NOTSET");
   if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" && auto_pad != "VALID")
-    throw CompileError(n.describe() + ": auto_pad '" + auto_pad + "' is not valid");
+    throw CompileError(n.describe() + ": auto_pad " + in_quotes(auto_pad) + " is not valid");
   const bool derive_pads = n.has_attr("output_shape") || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
 
   SpatialGeometry g;

@@ -9,6 +9,7 @@
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -28,14 +29,14 @@ Term parse_term(const Node& n, const std::string& t) {
   for (size_t i = 0; i < t.size(); ++i) {
     if (t[i] == '.') {
       if (term.has_ellipsis || t.compare(i, 3, "...") != 0)
-        throw CompileError(n.describe() + ": malformed ellipsis in equation term '" + t + "'");
+        throw CompileError(n.describe() + ": malformed ellipsis in equation term " + in_quotes(t));
       term.has_ellipsis = true;
       term.letters += '.';
       i += 2;
     } else if (std::isalpha(static_cast<unsigned char>(t[i]))) {
       term.letters += t[i];
     } else {
-      throw CompileError(n.describe() + ": unexpected character '" + std::string(1, t[i]) + "' in equation");
+      throw CompileError(n.describe() + ": unexpected character " + in_quotes(std::string(1, t[i])) + " in equation");
     }
   }
   return term;
@@ -63,7 +64,7 @@ KernelCall einsum(const Node& n) {
     start = comma + 1;
   }
   if (terms.size() != n.inputs.size())
-    throw CompileError(n.describe() + ": equation '" + eq + "' has " + std::to_string(terms.size()) +
+    throw CompileError(n.describe() + ": equation " + in_quotes(eq) + " has " + std::to_string(terms.size()) +
                        " terms for " + std::to_string(n.inputs.size()) + " inputs");
 
   // Ellipsis rank per operand, and the broadcast ellipsis rank.
@@ -73,7 +74,7 @@ KernelCall einsum(const Node& n) {
     const Shape& s = n.input(k)->shape;
     const size_t named = terms[k].letters.size() - (terms[k].has_ellipsis ? 1 : 0);
     if (s.size() < named || (!terms[k].has_ellipsis && s.size() != named))
-      throw CompileError(n.describe() + ": term '" + terms[k].letters + "' does not match input shape " +
+      throw CompileError(n.describe() + ": term " + in_quotes(terms[k].letters) + " does not match input shape " +
                          shape_str(s));
     ell_rank[k] = s.size() - named;
     ell = std::max(ell, ell_rank[k]);
@@ -86,8 +87,8 @@ KernelCall einsum(const Node& n) {
     auto it = extent.find(id);
     if (it == extent.end() || (broadcastable && it->second == 1)) extent[id] = size;
     else if (it->second != size && !(broadcastable && size == 1))
-      throw CompileError(n.describe() + ": letter '" + (id < 256 ? std::string(1, char(id)) : std::string("...")) +
-                         "' has sizes " + std::to_string(it->second) + " and " + std::to_string(size));
+      throw CompileError(n.describe() + ": letter " + in_quotes(id < 256 ? std::string(1, char(id)) : std::string("...")) +
+                         " has sizes " + std::to_string(it->second) + " and " + std::to_string(size));
     ++count[id];
   };
   std::vector<std::vector<int>> dim_ids(terms.size());
@@ -119,9 +120,9 @@ KernelCall einsum(const Node& n) {
         continue;
       }
       if (!extent.count(int(c)))
-        throw CompileError(n.describe() + ": output letter '" + std::string(1, c) + "' is not in any input");
+        throw CompileError(n.describe() + ": output letter " + in_quotes(std::string(1, c)) + " is not in any input");
       if (std::count(out_ids.begin(), out_ids.end(), int(c)))
-        throw CompileError(n.describe() + ": output letter '" + std::string(1, c) + "' repeats");
+        throw CompileError(n.describe() + ": output letter " + in_quotes(std::string(1, c)) + " repeats");
       out_ids.push_back(int(c));
     }
     // Ellipsis dims missing from an explicit output are summed like any other letter.
@@ -134,7 +135,7 @@ KernelCall einsum(const Node& n) {
   for (const auto& [id, size] : extent)
     if (!std::count(ids.begin(), ids.end(), id)) ids.push_back(id);
   if (ids.size() > kMaxLetters)
-    throw CompileError(n.describe() + ": equation '" + eq + "' uses " + std::to_string(ids.size()) +
+    throw CompileError(n.describe() + ": equation " + in_quotes(eq) + " uses " + std::to_string(ids.size()) +
                        " indices (max " + std::to_string(kMaxLetters) + ")");
 
   Shape out_shape;

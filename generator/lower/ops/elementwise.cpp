@@ -7,6 +7,7 @@
 #include "lower/ops/elementwise_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -50,7 +51,7 @@ KernelCall lower_pow(const Node& n) {
 KernelCall lower_bitshift(const Node& n) {
   const std::string dir = n.attr_string("direction", "");
   if (dir != "LEFT" && dir != "RIGHT")
-    throw CompileError(n.describe() + ": direction must be LEFT or RIGHT, got '" + dir + "'");
+    throw CompileError(n.describe() + ": direction must be LEFT or RIGHT, got " + in_quotes(dir));
   return binary(dir == "LEFT" ? "bitshift_left" : "bitshift_right", EltTypes::UInt)(n);
 }
 

@@ -7,6 +7,7 @@
 #include "lower/ops/f32_packing.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -143,7 +144,7 @@ KernelCall lower_matmul(const Node& n) {
 std::string qtype_enum(const Node& n, const Value* v) {
   if (v->dtype == DType::UInt8) return "KILN_Q_U8";
   if (v->dtype == DType::Int8) return "KILN_Q_I8";
-  throw CompileError(n.describe() + ": '" + v->name + "' has dtype " + dtype_name(v->dtype) + "; uint8 or int8 only");
+  throw CompileError(n.describe() + ": " + in_quotes(v->name) + " has dtype " + dtype_name(v->dtype) + "; uint8 or int8 only");
 }
 
 // How many values a zero point / scale of an operand has: 1 (per tensor) or one per

@@ -7,6 +7,7 @@
 #include "lower/ops/data_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 #include <climits>
 
@@ -151,7 +152,7 @@ KernelCall depth_space(const Node& n, bool to_space) {
       shape = {N, c, H, b, W, b};
       st = {in[0], in[1], in[4], in[2], in[5], in[3]};
     } else {
-      throw CompileError(n.describe() + ": mode '" + mode + "' is not DCR or CRD");
+      throw CompileError(n.describe() + ": mode " + in_quotes(mode) + " is not DCR or CRD");
     }
   } else {
     if (H % b != 0 || W % b != 0) throw CompileError(n.describe() + ": spatial size not divisible by blocksize");

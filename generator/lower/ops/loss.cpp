@@ -8,6 +8,7 @@
 #include "lower/ops/data_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -47,11 +48,11 @@ std::string loss_params(const Node& n) {
   if (red == "none") reduction = "KILN_LOSS_NONE";
   else if (red == "sum") reduction = "KILN_LOSS_SUM";
   else if (red == "mean") reduction = "KILN_LOSS_MEAN";
-  else throw CompileError(n.describe() + ": reduction '" + red + "' is not one of none, sum, mean");
+  else throw CompileError(n.describe() + ": reduction " + in_quotes(red) + " is not one of none, sum, mean");
   const Value* y = n.outputs.at(0);
   require_dtype(n, y, x->dtype, "output");
   if (y->num_elements() != (red == "none" ? t->num_elements() : 1))
-    throw CompileError(n.describe() + ": output shape " + shape_str(y->shape) + " does not fit reduction '" + red + "'");
+    throw CompileError(n.describe() + ": output shape " + shape_str(y->shape) + " does not fit reduction " + in_quotes(red));
   int64_t d = 1;
   for (size_t k = 2; k < xs.size(); ++k) d *= xs[k];
   const bool has_ii = n.has_attr("ignore_index");

@@ -7,6 +7,7 @@
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -42,13 +43,13 @@ std::vector<int64_t> check_operands(const Node& n, size_t state) {
       const Value* v = n.inputs[2 + j * k + t];
       require_dtype(n, v, DType::Float32, "tensor operand");
       if (v->shape != x->shape)
-        throw CompileError(n.describe() + ": operand '" + v->name + "' has shape " + shape_str(v->shape) +
-                           ", not the shape " + shape_str(x->shape) + " of '" + x->name + "'");
+        throw CompileError(n.describe() + ": operand " + in_quotes(v->name) + " has shape " + shape_str(v->shape) +
+                           ", not the shape " + shape_str(x->shape) + " of " + in_quotes(x->name));
     }
     for (size_t j = 0; j < 1 + state; ++j) {
       const Value* o = n.outputs[j * k + t];
       require_dtype(n, o, DType::Float32, "output");
-      if (o->shape != x->shape) throw CompileError(n.describe() + ": output '" + o->name + "' has the wrong shape");
+      if (o->shape != x->shape) throw CompileError(n.describe() + ": output " + in_quotes(o->name) + " has the wrong shape");
     }
     sizes.push_back(x->num_elements());
   }
@@ -74,9 +75,9 @@ KernelCall momentum(const Node& n) {
   const auto sizes = check_operands(n, 1);
   const std::string mode = n.attr_string("mode", "");
   if (mode != "standard" && mode != "nesterov")
-    throw CompileError(n.describe() + ": mode '" + mode + "' is neither 'standard' nor 'nesterov'");
+    throw CompileError(n.describe() + ": mode " + in_quotes(mode) + " is neither 'standard' nor 'nesterov'");
   for (const char* a : {"alpha", "beta", "norm_coefficient"})
-    if (!n.has_attr(a)) throw CompileError(n.describe() + ": required attribute '" + a + "' is missing");
+    if (!n.has_attr(a)) throw CompileError(n.describe() + ": required attribute " + in_quotes(a) + " is missing");
   KernelCall k;
   k.params_type = "kiln_momentum_params_t";
   k.params_init = ParamsInit()

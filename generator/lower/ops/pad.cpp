@@ -8,6 +8,7 @@
 #include "lower/ops/data_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -27,7 +28,7 @@ KernelCall pad(const Node& n) {
   if (mode == "constant") mode_c = "KILN_PAD_CONSTANT";
   else if (mode == "reflect") mode_c = "KILN_PAD_REFLECT";
   else if (mode == "edge") mode_c = "KILN_PAD_EDGE";
-  else throw CompileError(n.describe() + ": mode '" + mode + "' is not supported");
+  else throw CompileError(n.describe() + ": mode " + in_quotes(mode) + " is not supported");
 
   std::vector<int64_t> pads;
   std::string pads_ptr = "NULL", value_ptr = "NULL";

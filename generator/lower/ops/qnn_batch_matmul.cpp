@@ -13,6 +13,7 @@
 #include "quant/fixed_point.h"
 #include "quant/folded_rescale.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -26,7 +27,7 @@ KernelCall lower_qbatch_matmul(const Node& n) {
   require_dtype(n, b, DType::Int8, "input b");
   require_dtype(n, y, DType::Int8, "output");
   for (const char* at : {"a_zero_point", "b_zero_point", "y_zero_point", "requant_scale"})
-    if (!n.has_attr(at)) throw CompileError(n.describe() + ": attribute '" + at + "' is required");
+    if (!n.has_attr(at)) throw CompileError(n.describe() + ": attribute " + in_quotes(at) + " is required");
   const Shape &sa = a->shape, &sb = b->shape, &sy = y->shape;
   if (sa.size() < 2 || sb.size() < 2) throw CompileError(n.describe() + ": inputs must have rank 2 or more");
   check_fits_32bit(n, sa);

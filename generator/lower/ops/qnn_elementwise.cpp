@@ -12,6 +12,7 @@
 #include "quant/fixed_point.h"
 #include "quant/folded_rescale.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 

@@ -12,6 +12,7 @@
 #include "lower/ops/ops.h"
 #include "quant/fixed_point.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -25,7 +26,7 @@ std::string scale_init(const Node& n, double real, const char* what) {
 }
 
 std::string scales_init(const Node& n, const std::vector<double>& v, const char* attr) {
-  if (v.size() != 4) throw CompileError(n.describe() + ": attribute '" + attr + "' needs one value per gate");
+  if (v.size() != 4) throw CompileError(n.describe() + ": attribute " + in_quotes(attr) + " needs one value per gate");
   std::string s = "{";
   for (size_t g = 0; g < 4; ++g) s += (g ? ", " : " ") + scale_init(n, v[g], attr);
   return s + " }";

@@ -4,10 +4,11 @@
 // the kernel never meets a window without one.
 #include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
-#include "lower/spatial.h"
 #include "lower/ops/ops.h"
 #include "lower/ops/qnn_overlap.h"
+#include "lower/spatial.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -15,7 +16,7 @@ namespace {
 
 std::vector<int64_t> sized(const Node& n, const char* name, std::vector<int64_t> v, size_t count) {
   if (v.size() != count)
-    throw CompileError(n.describe() + ": attribute '" + name + "' must have " + std::to_string(count) + " values");
+    throw CompileError(n.describe() + ": attribute " + in_quotes(name) + " must have " + std::to_string(count) + " values");
   return v;
 }
 

@@ -5,6 +5,7 @@
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -17,7 +18,7 @@ std::string coord_enum(const Node& n, const std::string& m) {
   if (m == "asymmetric") return "KILN_COORD_ASYMMETRIC";
   if (m == "tf_half_pixel_for_nn") return "KILN_COORD_TF_HALF_PIXEL_FOR_NN";
   if (m == "tf_crop_and_resize") return "KILN_COORD_TF_CROP_AND_RESIZE";
-  throw CompileError(n.describe() + ": coordinate_transformation_mode '" + m + "' is not supported");
+  throw CompileError(n.describe() + ": coordinate_transformation_mode " + in_quotes(m) + " is not supported");
 }
 
 std::string nearest_enum(const Node& n, const std::string& m) {
@@ -25,14 +26,14 @@ std::string nearest_enum(const Node& n, const std::string& m) {
   if (m == "round_prefer_ceil") return "KILN_NEAREST_ROUND_PREFER_CEIL";
   if (m == "floor") return "KILN_NEAREST_FLOOR";
   if (m == "ceil") return "KILN_NEAREST_CEIL";
-  throw CompileError(n.describe() + ": nearest_mode '" + m + "' is not supported");
+  throw CompileError(n.describe() + ": nearest_mode " + in_quotes(m) + " is not supported");
 }
 
 std::string mode_enum(const Node& n, const std::string& m) {
   if (m == "nearest") return "KILN_RESIZE_NEAREST";
   if (m == "linear" || m == "bilinear" || m == "trilinear") return "KILN_RESIZE_LINEAR";
   if (m == "cubic") return "KILN_RESIZE_CUBIC";
-  throw CompileError(n.describe() + ": mode '" + m + "' is not supported");
+  throw CompileError(n.describe() + ": mode " + in_quotes(m) + " is not supported");
 }
 
 KernelCall lower_resize(const Node& n) {

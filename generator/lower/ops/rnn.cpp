@@ -8,6 +8,7 @@
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -66,7 +67,7 @@ KernelCall lower_recurrent(const Node& n, RnnOp op) {
   if (direction == "bidirectional") dirs = 2;
   else if (direction == "reverse") reverse = true;
   else if (direction != "forward")
-    throw CompileError(n.describe() + ": direction '" + direction + "' is not supported");
+    throw CompileError(n.describe() + ": direction " + in_quotes(direction) + " is not supported");
   const int64_t layout = n.opset >= 14 ? n.attr_int("layout", 0) : 0;
   if (layout != 0 && layout != 1) throw CompileError(n.describe() + ": layout must be 0 or 1");
 
@@ -77,7 +78,7 @@ KernelCall lower_recurrent(const Node& n, RnnOp op) {
   const Shape& ws = n.input(1)->shape;
   if (ws.size() != 3 || ws[0] != dirs || ws[2] != input || ws[1] % gates != 0)
     throw CompileError(n.describe() + ": W has shape " + shape_str(ws) + ", which does not match X " +
-                       shape_str(xs) + " and direction '" + direction + "'");
+                       shape_str(xs) + " and direction " + in_quotes(direction));
   const int64_t hidden = ws[1] / gates;
   if (n.has_attr("hidden_size") && n.attr_int("hidden_size", 0) != hidden)
     throw CompileError(n.describe() + ": hidden_size " + std::to_string(n.attr_int("hidden_size", 0)) +
@@ -117,7 +118,7 @@ KernelCall lower_recurrent(const Node& n, RnnOp op) {
     const ActInfo* info = nullptr;
     for (const auto& x : kActs)
       if (lower == x.name) info = &x;
-    if (!info) throw CompileError(n.describe() + ": activation '" + nm + "' is not supported");
+    if (!info) throw CompileError(n.describe() + ": activation " + in_quotes(nm) + " is not supported");
     double alpha = info->alpha, beta = info->beta;
     if (info->uses_alpha && next_alpha < alphas.size()) alpha = alphas[next_alpha++];
     if (info->uses_beta && next_beta < betas.size()) beta = betas[next_beta++];

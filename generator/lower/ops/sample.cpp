@@ -2,6 +2,7 @@
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -22,11 +23,11 @@ KernelCall grid_sample(const Node& n) {
   if (mode == "bilinear" || mode == "linear") m = 0;
   else if (mode == "nearest") m = 1;
   else if (mode == "bicubic" || mode == "cubic") m = 2;
-  else throw CompileError(n.describe() + ": mode '" + mode + "' is not supported");
+  else throw CompileError(n.describe() + ": mode " + in_quotes(mode) + " is not supported");
   if (pad == "zeros") pm = 0;
   else if (pad == "border") pm = 1;
   else if (pad == "reflection") pm = 2;
-  else throw CompileError(n.describe() + ": padding_mode '" + pad + "' is not supported");
+  else throw CompileError(n.describe() + ": padding_mode " + in_quotes(pad) + " is not supported");
   KernelCall k;
   k.params_type = "kiln_grid_sample_params_t";
   k.params_init = ParamsInit()
@@ -58,9 +59,9 @@ KernelCall roi_align(const Node& n) {
   check_fits_32bit(n, y->shape);
   const std::string ctm = n.attr_string("coordinate_transformation_mode", n.opset >= 16 ? "half_pixel" : "output_half_pixel");
   if (ctm != "half_pixel" && ctm != "output_half_pixel")
-    throw CompileError(n.describe() + ": coordinate_transformation_mode '" + ctm + "' is not supported");
+    throw CompileError(n.describe() + ": coordinate_transformation_mode " + in_quotes(ctm) + " is not supported");
   const std::string mode = n.attr_string("mode", "avg");
-  if (mode != "avg" && mode != "max") throw CompileError(n.describe() + ": mode '" + mode + "' is not supported");
+  if (mode != "avg" && mode != "max") throw CompileError(n.describe() + ": mode " + in_quotes(mode) + " is not supported");
   const int64_t sr = n.attr_int("sampling_ratio", 0);
   if (sr < 0) throw CompileError(n.describe() + ": sampling_ratio must be >= 0");
   KernelCall k;

@@ -5,6 +5,7 @@
 #include "lower/ops/data_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -18,8 +19,8 @@ std::string reduction(const Node& n, DType t) {
   else if (r == "mul") c = "KILN_SCATTER_MUL";
   else if (r == "max") c = "KILN_SCATTER_MAX";
   else if (r == "min") c = "KILN_SCATTER_MIN";
-  else throw CompileError(n.describe() + ": reduction '" + r + "' is not supported");
-  if (t == DType::Bool && r != "none") throw CompileError(n.describe() + ": reduction '" + r + "' on bool");
+  else throw CompileError(n.describe() + ": reduction " + in_quotes(r) + " is not supported");
+  if (t == DType::Bool && r != "none") throw CompileError(n.describe() + ": reduction " + in_quotes(r) + " on bool");
   return c;
 }
 

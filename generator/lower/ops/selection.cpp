@@ -11,6 +11,7 @@
 #include "lower/ops/data_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -28,7 +29,7 @@ bool wanted_output(const Node& n, size_t i) {
 const Value* static_output(const Node& n, size_t i) {
   const Value* v = n.outputs.at(i);
   if (!v->shape_known)
-    throw CompileError(n.describe() + ": the shape of output " + std::to_string(i) + " ('" + v->name + "') of " +
+    throw CompileError(n.describe() + ": the shape of output " + std::to_string(i) + " (" + in_quotes(v->name) + ") of " +
                        n.op_type +
                        " depends on the input values, and the model does not declare it statically (it has a "
                        "dim_param or no shape); Kiln plans memory statically, so the model must declare the "

@@ -7,6 +7,7 @@
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -37,7 +38,7 @@ std::string position_args(const Node& n, size_t k) {
 
 void require_elem(const Node& n, const Value* e) {
   if (uint64_t(n.attr_int("elem_bytes", -1)) != e->size_bytes())
-    throw CompileError(n.describe() + ": element '" + e->name + "' has " + std::to_string(e->size_bytes()) +
+    throw CompileError(n.describe() + ": element " + in_quotes(e->name) + " has " + std::to_string(e->size_bytes()) +
                        " bytes, the sequence's elements " + std::to_string(n.attr_int("elem_bytes", -1)));
 }
 

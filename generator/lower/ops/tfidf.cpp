@@ -9,6 +9,7 @@
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "util/error.h"
+#include "util/quoted.h"
 
 namespace kiln {
 
@@ -42,7 +43,7 @@ KernelCall tfidf_vectorizer(const Node& n) {
 
   const std::string mode = n.attr_string("mode", "");
   int64_t mode_id = mode == "TF" ? 0 : mode == "IDF" ? 1 : mode == "TFIDF" ? 2 : -1;
-  if (mode_id < 0) throw CompileError(n.describe() + ": mode '" + mode + "' is not TF, IDF or TFIDF");
+  if (mode_id < 0) throw CompileError(n.describe() + ": mode " + in_quotes(mode) + " is not TF, IDF or TFIDF");
   const int64_t min_gram = n.attr_int("min_gram_length", 0), max_gram = n.attr_int("max_gram_length", 0);
   const int64_t max_skip = n.attr_int("max_skip_count", 0);
   if (min_gram < 1 || max_gram < min_gram)

@@ -1,0 +1,1 @@
+B__cplusplusJó2?3*•¾Jªm¿
