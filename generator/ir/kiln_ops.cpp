@@ -304,7 +304,8 @@ OpDef quantized(std::string name, std::string summary, std::vector<OperandDef> i
 std::vector<OpDef> make_table() {
   const OperandDef x = in("x", kI8);
   const OperandDef weights = constant_in("weights", kI8);
-  const OperandDef bias = optional_in(constant_in("bias", kI32));
+  // A bias computed at run time is allowed: the lowerings keep a form that reads it.
+  const OperandDef bias = optional_in(in("bias", kI32));
   const std::vector<AttrDef> seq_attrs{{"capacity", AttrKind::Int, true}, {"elem_bytes", AttrKind::Int, true}};
   std::vector<OpDef> t;
   t.push_back(quantized("KilnQConv2D", "int8 2-D convolution, NHWC, OHWI weights, grouped",

@@ -23,7 +23,8 @@ namespace kiln::ops {
 
 // ---- typed attributes ------------------------------------------------------------
 // An attribute with a default that means something (strides 1, no padding, the
-// full int8 clamp) may be omitted; the others are required.
+// full int8 clamp, zero point 0) may be omitted; the others (scales, axes, kernel
+// shapes) are required.
 inline constexpr bool kOptional = false;
 
 // Each struct lists its attributes once, in visit(): set_attrs writes them on a
@@ -42,8 +43,8 @@ struct QuantIO {
   std::vector<double> requant_scale;
   template <class V>
   void visit(V&& v) {
-    v("x_zero_point", x_zero_point);
-    v("y_zero_point", y_zero_point);
+    v("x_zero_point", x_zero_point, kOptional);
+    v("y_zero_point", y_zero_point, kOptional);
     v("act_min", act_min, kOptional);
     v("act_max", act_max, kOptional);
     v("requant_scale", requant_scale);
@@ -107,11 +108,11 @@ struct QBinary {
   template <class V>
   void visit(V&& v) {
     v("a_scale", a_scale);
-    v("a_zero_point", a_zero_point);
+    v("a_zero_point", a_zero_point, kOptional);
     v("b_scale", b_scale);
-    v("b_zero_point", b_zero_point);
+    v("b_zero_point", b_zero_point, kOptional);
     v("y_scale", y_scale);
-    v("y_zero_point", y_zero_point);
+    v("y_zero_point", y_zero_point, kOptional);
     v("act_min", act_min, kOptional);
     v("act_max", act_max, kOptional);
   }
@@ -152,8 +153,8 @@ struct QMean {
   template <class V>
   void visit(V&& v) {
     v("axes", axes);
-    v("x_zero_point", x_zero_point);
-    v("y_zero_point", y_zero_point);
+    v("x_zero_point", x_zero_point, kOptional);
+    v("y_zero_point", y_zero_point, kOptional);
     v("requant_scale", requant_scale);
   }
 };
@@ -176,9 +177,9 @@ struct QBatchMatMul {
   int64_t act_min = -128, act_max = 127;
   template <class V>
   void visit(V&& v) {
-    v("a_zero_point", a_zero_point);
-    v("b_zero_point", b_zero_point);
-    v("y_zero_point", y_zero_point);
+    v("a_zero_point", a_zero_point, kOptional);
+    v("b_zero_point", b_zero_point, kOptional);
+    v("y_zero_point", y_zero_point, kOptional);
     v("requant_scale", requant_scale);
     v("act_min", act_min, kOptional);
     v("act_max", act_max, kOptional);
@@ -192,7 +193,7 @@ struct QQuantizeF32 {
   template <class V>
   void visit(V&& v) {
     v("y_scale", y_scale);
-    v("y_zero_point", y_zero_point);
+    v("y_zero_point", y_zero_point, kOptional);
   }
 };
 
@@ -208,8 +209,8 @@ struct QLstm {
   template <class V>
   void visit(V&& v) {
     v("time_major", time_major, kOptional);
-    v("x_zero_point", x_zero_point);
-    v("h_zero_point", h_zero_point);
+    v("x_zero_point", x_zero_point, kOptional);
+    v("h_zero_point", h_zero_point, kOptional);
     v("input_fc_scale", input_fc_scale);
     v("recurrent_fc_scale", recurrent_fc_scale);
     v("forget_cell_scale", forget_cell_scale);

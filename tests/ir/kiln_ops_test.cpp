@@ -67,7 +67,7 @@ TEST(KilnOps, EachBrokenRuleIsNamed) {
     auto p = ops::verify_node(*c.conv);
     return p ? *p : std::string("(none)");
   };
-  EXPECT_NE(problem([](ConvGraph& c) { c.conv->attrs.erase("act_min"); }).find("attribute 'act_min' is required"),
+  EXPECT_NE(problem([](ConvGraph& c) { c.conv->attrs.erase("requant_scale"); }).find("attribute 'requant_scale' is required"),
             std::string::npos);
   EXPECT_NE(problem([](ConvGraph& c) { c.conv->attrs["depth_multiplier"] = int64_t(2); })
                 .find("attribute 'depth_multiplier' is not defined for KilnQConv2D"),
@@ -156,7 +156,7 @@ TEST(VerifyGraph, CatchesBrokenLinksOrderAndNames) {
   }
   {
     ConvGraph c;
-    c.conv->attrs.erase("pads");
+    c.conv->attrs.erase("requant_scale");
     try {
       verify_graph(c.g, "the 'quantize' pass");
       FAIL() << "no throw";
