@@ -63,14 +63,16 @@ FoldReport settle_graph(Graph& graph, bool fold, const FoldOptions& options) {
   ControlFlowOptions control_flow;
   control_flow.infer_shapes = infer_node_shapes;
   // A Loop body's node must have a kernel that reads what the loop computes at run
-  // time (a Reshape to a shape computed from the iteration number has none).
+  // time (a Reshape to a shape computed from the iteration number has none). Only a
+  // lowering's refusal (CompileError) is a reason to unroll; an internal error of a
+  // lowering stays an internal error instead of quietly changing the plan.
   control_flow.runtime_refusal = [](const Node& n) -> std::string {
     for (const Value* v : n.inputs)
       if (v && !v->shape_known) return "";  // decided once folding knows the shapes
     try {
       lower_node(n);
       return "";
-    } catch (const std::exception& e) {
+    } catch (const CompileError& e) {
       return e.what();
     }
   };
