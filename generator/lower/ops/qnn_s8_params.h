@@ -14,9 +14,9 @@
 
 namespace kiln {
 
-// x_zero_point, y_zero_point, act_min, act_max and requant_scale of a KilnQ* node,
-// checked (zero points and clamps in int8 range, act_min <= act_max, 1 or
-// `channels` positive finite scales). Scales are expanded to one per channel.
+// x_zero_point, y_zero_point, act_min, act_max and requant_scale of a KilnQ* node
+// (their ranges hold: lower_node checked the node against ir/kiln_ops.h), the
+// scales expanded to one per channel (1 or `channels` given, else a CompileError).
 struct S8Quant {
   int64_t x_zero_point = 0, y_zero_point = 0, act_min = -128, act_max = 127;
   std::vector<double> requant_scale;  // one per output channel
