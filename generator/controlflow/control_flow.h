@@ -58,6 +58,9 @@
 // KilnSelect / KilnTakeSlice / KilnGuard are default-domain op types no ONNX model
 // can contain (the checker rejects unknown ops); they are lowered in
 // lower/ops/control_flow.cpp.
+// The implementation is one file per job: controlflow/flattener.h lists them
+// (If lowering, Scan unrolling, Loop as a C loop, Loop unrolling, body instances,
+// compile-time queries); control_flow.cpp is this pass's loop over the graph.
 #pragma once
 
 #include <cstddef>
