@@ -1,5 +1,6 @@
-// ONNX Loop, imported as a node with an IR body, is lowered by the control-flow pass
-// (controlflow/control_flow.h): kept as a loop region (KilnLoopBegin, the body once,
+// ONNX Loop, imported as a node with an IR body (the first test checks that form),
+// is lowered by the control-flow pass (controlflow/control_flow.h, Loop parts in
+// controlflow/loop_*.cpp): kept as a loop region (KilnLoopBegin, the body once,
 // KilnLoopEnd) or, with ControlFlowOptions::unroll_loops, unrolled to a static
 // number of steps, KilnSelect freezing the loop-carried values once the condition
 // is false, KilnGuard checking a run-time trip count against the declared length
@@ -9,12 +10,12 @@
 #include <algorithm>
 #include <map>
 
+#include "../import/model_builder.h"
 #include "../support/expect_contains.h"
 #include "controlflow/control_flow.h"
 #include "driver/pipeline.h"
 #include "onnx/node_shape_inference.h"
 #include "onnx/onnx_importer.h"
-#include "model_builder.h"
 #include "util/error.h"
 
 namespace kiln {
@@ -122,7 +123,7 @@ ModelBuilder base_model() {
 // Import keeps the Loop as one node whose body is an IR graph (no protobuf after
 // import): the body's formal inputs, its outputs, and the outer values it reads as
 // captures the node takes as its last inputs.
-TEST(ImportLoop, BodyIsAnIrGraphHeldByTheNode) {
+TEST(LoopLowering, BodyIsAnIrGraphHeldByTheNode) {
   TempDir dir("loop");
   auto m = base_model();
   m.input("go", {}, onnx::TensorProto::BOOL).output("x", {int64_t(2)});
@@ -155,7 +156,7 @@ TEST(ImportLoop, BodyIsAnIrGraphHeldByTheNode) {
   EXPECT_TRUE(loop->inputs[4]->is_constant());   // w
 }
 
-TEST(ImportLoop, ConstantTripCountWithEarlyExitFreezesTheState) {
+TEST(LoopLowering, ConstantTripCountWithEarlyExitFreezesTheState) {
   TempDir dir("loop");
   auto m = base_model();
   m.input("go", {}, onnx::TensorProto::BOOL).output("x", {int64_t(2)});
@@ -174,7 +175,7 @@ TEST(ImportLoop, ConstantTripCountWithEarlyExitFreezesTheState) {
       EXPECT_EQ(n->inputs[0]->name, "go");
 }
 
-TEST(ImportLoop, StaticLoopStacksScanOutputsWithoutSelects) {
+TEST(LoopLowering, StaticLoopStacksScanOutputsWithoutSelects) {
   TempDir dir("loop");
   auto m = base_model();
   m.output("x", {int64_t(2)}).output("ys", {int64_t(4), int64_t(2)});
@@ -198,7 +199,7 @@ TEST(ImportLoop, StaticLoopStacksScanOutputsWithoutSelects) {
   EXPECT_EQ(ys->producer->inputs.size(), 4u);
 }
 
-TEST(ImportLoop, RunTimeTripCountIsCheckedAgainstTheDeclaredScanLength) {
+TEST(LoopLowering, RunTimeTripCountIsCheckedAgainstTheDeclaredScanLength) {
   TempDir dir("loop");
   auto m = base_model();
   m.input("M", {}, onnx::TensorProto::INT64).output("ys", {int64_t(3), int64_t(2)});
@@ -211,7 +212,7 @@ TEST(ImportLoop, RunTimeTripCountIsCheckedAgainstTheDeclaredScanLength) {
   EXPECT_EQ(g->find_value("ys")->producer->op_type, "KilnGuard");
 }
 
-TEST(ImportLoop, RunTimeTripCountWithoutScanOutputsNamesTheNode) {
+TEST(LoopLowering, RunTimeTripCountWithoutScanOutputsNamesTheNode) {
   TempDir dir("loop");
   auto m = base_model();
   m.input("M", {}, onnx::TensorProto::INT64).output("x", {int64_t(2)});
@@ -221,7 +222,7 @@ TEST(ImportLoop, RunTimeTripCountWithoutScanOutputsNamesTheNode) {
   EXPECT_CONTAINS(e, "trip count M ('M') is not a compile-time constant");
 }
 
-TEST(ImportLoop, EarlyExitWithScanOutputsOfUnknownLengthIsADataDependentShape) {
+TEST(LoopLowering, EarlyExitWithScanOutputsOfUnknownLengthIsADataDependentShape) {
   TempDir dir("loop");
   auto m = base_model();
   m.input("go", {}, onnx::TensorProto::BOOL).output("x", {int64_t(2)});
@@ -240,7 +241,7 @@ TEST(ImportLoop, EarlyExitWithScanOutputsOfUnknownLengthIsADataDependentShape) {
 // M = Shape(x)[0] is only a constant once folding has run: the Loop waits (the
 // first lowering leaves it a node), and inside the settle fixed point it is
 // unrolled to exactly M steps, without the run-time checks an unknown M needs.
-TEST(ImportLoop, TripCountFromShapeIsDecidedAfterFolding) {
+TEST(LoopLowering, TripCountFromShapeIsDecidedAfterFolding) {
   TempDir dir("loop");
   auto m = base_model();
   m.input("shaped", {int64_t(3), int64_t(5)}).output("x", {int64_t(2)});
@@ -270,7 +271,7 @@ TEST(ImportLoop, TripCountFromShapeIsDecidedAfterFolding) {
 
 // A stop condition folding decides (cond_out = i + 1 < Shape(x)[1]): the loop
 // unrolls to the steps it runs, no run-time "still active" selects.
-TEST(ImportLoop, StopConditionDecidedByFoldingLeavesNoSelects) {
+TEST(LoopLowering, StopConditionDecidedByFoldingLeavesNoSelects) {
   TempDir dir("loop");
   ModelBuilder b;
   auto* g = start_body(b);
@@ -301,7 +302,7 @@ TEST(ImportLoop, StopConditionDecidedByFoldingLeavesNoSelects) {
 
 // A KilnSelect whose condition folding made constant (a frozen loop state once the
 // stop is known) becomes an Identity of the chosen value; the pass counts it.
-TEST(ImportLoop, SelectOnAConstantConditionBecomesAnIdentity) {
+TEST(LoopLowering, SelectOnAConstantConditionBecomesAnIdentity) {
   Graph g;
   Value* a = g.add_value("a", DType::Float32, {2});
   Value* b = g.add_value("b", DType::Float32, {2});
@@ -326,7 +327,7 @@ TEST(ImportLoop, SelectOnAConstantConditionBecomesAnIdentity) {
 
 // The loop region (ir/loop_region.h): the body once between KilnLoopBegin and
 // KilnLoopEnd, the scan outputs the End's, a run-time trip count allowed.
-TEST(ImportLoop, RegionKeepsTheBodyOnce) {
+TEST(LoopLowering, RegionKeepsTheBodyOnce) {
   TempDir dir("loop");
   auto m = base_model();
   m.output("x", {int64_t(2)}).output("ys", {int64_t(7), int64_t(2)});
@@ -349,7 +350,7 @@ TEST(ImportLoop, RegionKeepsTheBodyOnce) {
   EXPECT_CONTAINS(g->lowering_notes[0], "Loop 'my_loop': a C loop");
 }
 
-TEST(ImportLoop, RegionTakesARunTimeTripCount) {
+TEST(LoopLowering, RegionTakesARunTimeTripCount) {
   TempDir dir("loop");
   auto m = base_model();
   m.input("M", {}, onnx::TensorProto::INT64).output("x", {int64_t(2)});
@@ -361,7 +362,7 @@ TEST(ImportLoop, RegionTakesARunTimeTripCount) {
   EXPECT_CONTAINS(g->lowering_notes.at(0), "trip count decided at run time");
 }
 
-TEST(ImportLoop, RegionTripCountLimit) {
+TEST(LoopLowering, RegionTripCountLimit) {
   TempDir dir("loop");
   auto m = base_model();
   m.output("x", {int64_t(2)});
@@ -373,7 +374,7 @@ TEST(ImportLoop, RegionTripCountLimit) {
 
 // A body whose shapes need the iteration number as a compile-time constant (a
 // Range of length i + 1, summed) is unrolled, and the note says why.
-TEST(ImportLoop, BodyNeedingTheIterationNumberAtCompileTimeIsUnrolled) {
+TEST(LoopLowering, BodyNeedingTheIterationNumberAtCompileTimeIsUnrolled) {
   TempDir dir("loop");
   ModelBuilder b;
   auto* g = start_body(b);
@@ -400,7 +401,7 @@ TEST(ImportLoop, BodyNeedingTheIterationNumberAtCompileTimeIsUnrolled) {
   EXPECT_CONTAINS(graph->lowering_notes[0], "depends on the iteration number");
 }
 
-TEST(ImportLoop, UnrollLimit) {
+TEST(LoopLowering, UnrollLimit) {
   TempDir dir("loop");
   auto m = base_model();
   m.output("x", {int64_t(2)});
