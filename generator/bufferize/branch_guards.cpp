@@ -56,4 +56,18 @@ std::map<const Node*, std::vector<BranchGuard>> branch_guards(const Graph& graph
   return guards;
 }
 
+bool is_runtime_select(const Node& n) {
+  return n.op_type == "KilnSelect" && n.domain.empty() && n.inputs.size() == 3 && n.outputs.size() == 1 &&
+         n.inputs[0] && !n.inputs[0]->is_constant();
+}
+
+bool guarded_on(const std::map<const Node*, std::vector<BranchGuard>>& guards, const Node* n, const Value* cond,
+                bool when) {
+  auto g = guards.find(n);
+  if (g == guards.end()) return false;
+  for (const BranchGuard& bg : g->second)
+    if (bg.cond == cond && bg.when == when) return true;
+  return false;
+}
+
 }  // namespace kiln

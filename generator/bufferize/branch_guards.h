@@ -26,4 +26,11 @@ struct BranchGuard {
 // Ifs): it runs when all hold.
 std::map<const Node*, std::vector<BranchGuard>> branch_guards(const Graph& graph);
 
+// A KilnSelect on a run-time condition: the join of a run-time If.
+bool is_runtime_select(const Node& n);
+
+// Whether `n` runs only when `cond` is `when` (`guards`: branch_guards(graph)).
+bool guarded_on(const std::map<const Node*, std::vector<BranchGuard>>& guards, const Node* n, const Value* cond,
+                bool when);
+
 }  // namespace kiln
