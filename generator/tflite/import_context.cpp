@@ -64,6 +64,14 @@ void ImportContext::require_dtype(const Operator& op, const Tensor& t, DType dty
     fail(op, t.label() + " is " + dtype_name(t.dtype) + ", expected " + dtype_name(dtype));
 }
 
+void ImportContext::require_same_quantization(const Operator& op, const Tensor& a, const Tensor& b) const {
+  if (a.dtype != b.dtype)
+    fail(op, "input " + a.quoted() + " is " + dtype_name(a.dtype) + " but output " + b.quoted() + " is " +
+                   dtype_name(b.dtype));
+  if (a.quant.scale != b.quant.scale || a.quant.zero_point != b.quant.zero_point)
+    fail(op, "input " + a.quoted() + " and output " + b.quoted() + " have different quantization");
+}
+
 float ImportContext::scale(const Operator& op, const Tensor& t) const {
   if (t.quant.scale.size() != 1)
     fail(op, t.label() + " needs one (per-tensor) quantization scale, it has " +

@@ -19,6 +19,8 @@ void register_all_ops() {
     tflite::register_float_ops();
     tflite::register_layout_ops();
     tflite::register_lstm_ops();
+    tflite::register_elementwise_ops();
+    tflite::register_tensor_ops();
   });
 }
 
