@@ -204,6 +204,12 @@ void register_op(fb::BuiltinOperator code, OpFlavor flavor, OpMapping fn) {
   (flavor == OpFlavor::Int8 ? m.int8 : flavor == OpFlavor::Float ? m.float32 : m.any) = std::move(fn);
 }
 
+std::vector<RegisteredMapping> registered_mappings() {
+  std::vector<RegisteredMapping> out;
+  for (const auto& [code, m] : registry()) out.push_back({code, bool(m.int8), bool(m.float32), bool(m.any)});
+  return out;
+}
+
 void map_operator(ImportContext& ctx, const Operator& op) {
   auto it = registry().find(op.code);
   if (it == registry().end()) ctx.fail(op, "this operator is not supported by Kiln's TFLite importer");

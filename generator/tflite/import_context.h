@@ -97,6 +97,13 @@ enum class OpFlavor { Int8, Float, Any };
 void register_op(tflite_fb::BuiltinOperator code, OpFlavor flavor, OpMapping fn);
 // Maps `op` into the graph, or throws naming why it cannot.
 void map_operator(ImportContext& ctx, const Operator& op);
+// Which mappings are registered, per operator code (the operator table test and
+// docs/tflite-operators.md read it).
+struct RegisteredMapping {
+  int32_t code = 0;
+  bool int8 = false, float32 = false, any = false;
+};
+std::vector<RegisteredMapping> registered_mappings();
 
 // A KilnQLookup of value `x` through `table` into `out` (a new value when null).
 // When `x` is itself the output of a KilnQLookup, the two tables are composed and

@@ -873,7 +873,7 @@ def float_reshape_rank0():
 
 def float_math():
     """TFLM's element-wise float operators: the unary math (ABS, CEIL, FLOOR,
-    ROUND on exact ties, NEG, SIN, COS, EXP, ELU, SQUARE, SQRT, RSQRT, LOG), the
+    ROUND on exact ties, NEG, RELU6, SIN, COS, EXP, ELU, SQUARE, SQRT, RSQRT, LOG), the
     binary ones (DIV with a fused RELU6, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE,
     FLOOR_DIV), summed by ADD_N; the six comparisons and LOGICAL_AND / OR / NOT
     feeding SELECT_V2, and CAST bool -> float32 and float32 -> int32."""
@@ -897,8 +897,10 @@ def float_math():
                             (OP.LOG, "log", pos)]:
         unary[name] = T(name)
         fm.op(code, [src], [unary[name]])
+    relu6 = T("relu6")
+    fm.op(OP.RELU6, [x], [relu6])
     rounding = T("rounding")
-    fm.op(OP.ADD_N, [absx, unary["ceil"], unary["floor"], unary["round"], unary["neg"]], [rounding])
+    fm.op(OP.ADD_N, [absx, unary["ceil"], unary["floor"], unary["round"], unary["neg"], relu6], [rounding])
     transcendental = T("transcendental")
     fm.op(OP.ADD_N, [unary[k] for k in ("sin", "cos", "exp", "elu", "square", "sqrt", "rsqrt", "log")], [transcendental])
     binary = {}
@@ -938,7 +940,7 @@ def float_math():
     def evaluate(xv):
         f = np.float32
         p = np.abs(xv) + f(0.5)
-        rnd = np.abs(xv) + np.ceil(xv) + np.floor(xv) + np.round(xv) - xv
+        rnd = np.abs(xv) + np.ceil(xv) + np.floor(xv) + np.round(xv) - xv + np.clip(xv, 0, 6)
         elu = np.where(xv > 0, xv, np.expm1(xv.astype(np.float64)).astype(f))
         tr = (np.sin(xv) + np.cos(xv) + np.exp(xv) + elu + xv * xv + np.sqrt(p) + f(1) / np.sqrt(p) + np.log(p)).astype(f)
         bi = (np.clip(xv / p, 0, 6) + np.maximum(xv, c) + np.minimum(xv, c) + (xv - c) * (xv - c) +
@@ -960,7 +962,8 @@ def float_tensor_ops():
     (int32) and ARG_MIN (int64), GATHER, GATHER_ND, EMBEDDING_LOOKUP, FILL from a
     run-time scalar, ZEROS_LIKE, BROADCAST_TO, SPLIT_V (with a -1 size), REVERSE_V2,
     MIRROR_PAD (REFLECT), SPACE_TO_DEPTH, CUMSUM (exclusive, reverse),
-    L2_NORMALIZATION, LOG_SOFTMAX and PRELU."""
+    L2_NORMALIZATION, LOG_SOFTMAX, PRELU, SHAPE, DEPTH_TO_SPACE then RELU, and a float16 constant
+    through DEQUANTIZE."""
     import numpy as np
     rng = np.random.default_rng(32)
     fm = FloatModel()
@@ -1011,9 +1014,17 @@ def float_tensor_ops():
     node(OP.LOG_SOFTMAX, "log_softmax", S, [x])
     alpha = (rng.standard_normal((1, 1, 4)) * 0.5).astype(np.float32)
     node(OP.PRELU, "prelu", S, [x, T("alpha", [1, 1, 4], alpha)])
+    node(OP.SHAPE, "shape", [4], [x], TT.INT32, BO.ShapeOptions, options("ShapeOptions", OutType=TT.INT32))
+    node(OP.DEPTH_TO_SPACE, "depth_to_space", S, [out["space_to_depth"]], None, BO.DepthToSpaceOptions,
+         options("DepthToSpaceOptions", BlockSize=2))
+    node(OP.RELU, "relu", S, [out["depth_to_space"]])
+    # TFLite's "float16 quantization": a float16 constant widened by DEQUANTIZE.
+    w16 = (rng.integers(-64, 65, 4) / 16).astype(np.float16)
+    w32 = node(OP.DEQUANTIZE, "w_dequantized", [4], [T("w16", [4], w16, TT.FLOAT16)])
+    node(OP.MUL, "scaled", S, [x, w32], None, BO.MulOptions, options("MulOptions"))
     names = ["sum", "reduce_max", "reduce_min", "arg_max", "arg_min", "gather", "gather_nd", "embedding", "fill",
              "centered_plus_zero", "split_first", "split_rest", "reverse", "mirror_pad", "space_to_depth", "cumsum",
-             "l2_norm", "log_softmax", "prelu"]
+             "l2_norm", "log_softmax", "prelu", "shape", "relu", "scaled"]
     fm.m["inputs"], fm.m["outputs"] = [x], [out[n] for n in names]
 
     def evaluate(xv):
@@ -1029,7 +1040,8 @@ def float_tensor_ops():
                 np.full((2, 3), xv.max(), f), np.broadcast_to(xv.sum(axis=(1, 2), keepdims=True), xv.shape).astype(f),
                 xv[..., :1], xv[..., 1:], xv[:, ::-1, :, ::-1],
                 np.pad(xv, ((0, 0), (1, 2), (2, 1), (0, 0)), mode="reflect"), s2d, cs.astype(f),
-                (xv / np.maximum(sq, 1e-6)).astype(f), lsm.astype(f), np.where(xv < 0, alpha * xv, xv).astype(f)]
+                (xv / np.maximum(sq, 1e-6)).astype(f), lsm.astype(f), np.where(xv < 0, alpha * xv, xv).astype(f),
+                np.array(S, np.int32), np.maximum(xv, 0), (xv * w16.astype(f)).astype(f)]
 
     # Multiples of 1/8: sums are exact; distinct enough for arg max / min to have one winner per row.
     inputs = []
@@ -1099,8 +1111,10 @@ def float_transpose_conv():
 def int8_tensor_ops():
     """TFLM's byte-moving operators on int8 tensors, whose output keeps the input's
     quantization: GATHER, GATHER_ND, REVERSE_V2, SPACE_TO_DEPTH, MIRROR_PAD,
-    BROADCAST_TO, SPLIT_V, REDUCE_MAX, ARG_MAX and SELECT_V2 (its condition from a
-    comparison of two int8 tensors of one quantization). TFLite's kernels copy or
+    BROADCAST_TO, SPLIT_V, REDUCE_MAX, ARG_MAX, DEPTH_TO_SPACE and SELECT_V2 (its
+    condition from a comparison of two int8 tensors of one quantization), and
+    RELU_N1_TO_1 (a clamp to the quantized [-1, 1] when the scales agree), PAD (with
+    the zero point), MAX_POOL_2D and RESIZE_NEAREST_NEIGHBOR (2x). TFLite's kernels copy or
     compare the raw bytes; so must Kiln (exact)."""
     import numpy as np
     rng = np.random.default_rng(34)
@@ -1147,8 +1161,17 @@ def int8_tensor_ops():
     cond = T("greater", S, tt=TT.BOOL)
     fm.op(OP.GREATER, [x, flipped], [cond])
     node(OP.SELECT_V2, "select", S, [cond, x, flipped])
+    node(OP.DEPTH_TO_SPACE, "depth_to_space", S, [out["space_to_depth"]], TT.INT8, BO.DepthToSpaceOptions,
+         options("DepthToSpaceOptions", BlockSize=2))
+    node(OP.RELU_N1_TO_1, "relu_n1_to_1", S, [x])
+    node(OP.PAD, "pad", [1, 5, 8, 4], [x, I("pads", [[0, 0], [1, 0], [0, 2], [0, 0]])], TT.INT8, BO.PadOptions,
+         options("PadOptions"))
+    node(OP.MAX_POOL_2D, "max_pool", [1, 2, 3, 4], [x], TT.INT8, BO.Pool2DOptions,
+         options("Pool2DOptions", Padding=PAD.VALID, StrideW=2, StrideH=2, FilterWidth=2, FilterHeight=2))
+    node(OP.RESIZE_NEAREST_NEIGHBOR, "resize_nearest", [1, 8, 12, 4], [x, I("resize_size", [8, 12])], TT.INT8,
+         BO.ResizeNearestNeighborOptions, options("ResizeNearestNeighborOptions"))
     names = ["gather", "gather_nd", "reverse", "space_to_depth", "mirror_pad", "broadcast", "split_a", "split_b",
-             "reduce_max", "arg_max", "select"]
+             "reduce_max", "arg_max", "select", "depth_to_space", "relu_n1_to_1", "pad", "max_pool", "resize_nearest"]
     fm.m["inputs"], fm.m["outputs"] = [x], [out[n] for n in names]
 
     def evaluate(xv):
@@ -1158,7 +1181,12 @@ def int8_tensor_ops():
                 np.pad(xv, ((0, 0), (2, 0), (0, 1), (0, 0)), mode="reflect"),
                 np.broadcast_to(xv[:, 2:3], xv.shape).copy(), xv[..., :3], xv[..., 3:],
                 xv.max(axis=(1, 2), keepdims=True), xv.argmax(axis=-1).astype(np.int32),
-                np.where(xv > rev, xv, rev)]
+                np.where(xv > rev, xv, rev), xv,
+                # [-1, 1] on the scale 0.05, zero point -3: [-23, 17]
+                np.clip(xv, -23, 17).astype(np.int8),
+                np.pad(xv, ((0, 0), (1, 0), (0, 2), (0, 0)), constant_values=-3),  # the zero point
+                xv.reshape(1, 2, 2, 3, 2, 4).max(axis=(2, 4)),
+                xv.repeat(2, axis=1).repeat(2, axis=2)]
 
     inputs = [rng.integers(-128, 128, S).astype(np.int8) for _ in range(2)]
     return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("x", names)
@@ -1366,8 +1394,8 @@ def main():
     variant("graph_output_out_of_range", "output list refers to tensor 9", lambda m: m.update(outputs=[9]))
     variant("too_few_inputs", "CONV_2D (operator 0): has 1 inputs, expected 2 to 3",
             lambda m: m["operators"][0].update(inputs=[0]))
-    variant("unsupported_op", "GATHER (operator 1): this operator is not supported",
-            lambda m: m.update(opcodes=[OP.CONV_2D, OP.GATHER]))
+    variant("unsupported_op", "SVDF (operator 1): this operator is not supported",
+            lambda m: m.update(opcodes=[OP.CONV_2D, OP.SVDF]))
     variant("input_not_produced", "is neither a constant, a model input, nor the output of an earlier operator",
             lambda m: m["operators"].reverse())
     variant("zero_stride", "strides must be positive",
