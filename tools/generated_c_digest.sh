@@ -15,6 +15,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$(dirname "$kiln")" && pwd)
 nodes=/usr/share/libonnx-testdata/data/node
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+# A copy of the tool: a rebuild during the run does not change what is measured.
+cp "$kiln" "$work/kiln" && kiln=$work/kiln
 
 digest() {  # model cpu
   local out=$work/out

@@ -296,99 +296,24 @@ class Lowering {
       require(n.output(), a->second.outputs, "output");
     }
     n_mut_ = n;
-    NodeProto& m = n_mut_;
+    if (rewrite(n, scope, who, hint)) return;
+    record_constant(n, scope);  // `n` lives in graph()'s copy of the nodes until the graph is done
+    out_->push_back(n_mut_);
+  }
 
-    if (kReduceWithAxesInput.count(op)) {
-      const bool noop = attr_int(n, "noop_with_empty_axes", 0) != 0;
-      erase_attr(m, "noop_with_empty_axes");
-      std::optional<std::vector<int64_t>> axes;
-      if (has_input(n, 1)) {
-        axes = const_ints(scope, n.input(1), who);
-        if (!axes) throw CompileError(who + ": axes must be a compile-time constant (an initializer or a Constant)");
-      }
-      drop_inputs_from(m, 1);
-      if ((!axes || axes->empty()) && noop) {
-        // Nothing to reduce: the input unchanged.
-        NodeProto id;
-        id.set_op_type("Identity");
-        id.set_name(n.name());
-        id.add_input(n.input(0));
-        id.add_output(n.output(0));
-        out_->push_back(id);
-        return;
-      }
-      if (axes && !axes->empty()) set_ints(m, "axes", *axes);
-    } else if (op == "Split") {
-      const AttributeProto* num = find_attr(n, "num_outputs");
-      erase_attr(m, "num_outputs");
-      if (num && !has_input(n, 1)) {
-        if (num->i() != n.output_size() || num->i() < 1)
-          throw CompileError(who + ": num_outputs is " + std::to_string(num->i()) + " but the node has " +
-                             std::to_string(n.output_size()) + " outputs");
-        // ceil(d / n) per output, the rest in the last one (opset 18 semantics).
-        const int64_t k = num->i();
-        const std::string d =
-            op1("Gather", {op1("Shape", {n.input(0)}, hint), const_i64({attr_int(n, "axis", 0)}, false, hint)}, hint);
-        std::string sizes = d;
-        if (k > 1) {
-          const std::string chunk =
-              op1("Div", {op1("Add", {d, const_i64({k - 1}, false, hint)}, hint), const_i64({k}, false, hint)}, hint);
-          const std::string first = op1("Expand", {chunk, const_i64({k - 1}, false, hint)}, hint);
-          const std::string last = op1("Sub", {d, op1("Mul", {chunk, const_i64({k - 1}, false, hint)}, hint)}, hint);
-          NodeProto& c = emit("Concat", {first, last}, {names_.fresh(hint)}, hint);
-          set_int(c, "axis", 0);
-          sizes = c.output(0);
-        }
-        while (m.input_size() < 2) m.add_input("");
-        m.set_input(1, sizes);
-      }
+  // Brings n_mut_, a copy of `n`, to its opset-17 form in place (attributes and
+  // inputs), emitting the nodes it needs. Returns true when `n` was replaced by
+  // other nodes entirely (then n_mut_ is not kept).
+  bool rewrite(const NodeProto& n, Scope& scope, const std::string& who, const std::string& hint) {
+    const std::string& op = n.op_type();
+    NodeProto& m = n_mut_;
+    if (kReduceWithAxesInput.count(op)) return rewrite_reduce(n, scope, who);
+    if (op == "Split") {
+      rewrite_split(n, who, hint);
     } else if (op == "Pad") {
-      if (has_input(n, 3)) {
-        // pads for the listed axes only -> pads for every axis.
-        const std::string r = rank_of(n.input(0), hint);
-        const std::string ax = normalized_axes(n.input(3), r, hint);
-        NodeProto& idx = emit("Concat", {ax, op1("Add", {ax, r}, hint)}, {names_.fresh(hint)}, hint);
-        set_int(idx, "axis", 0);
-        const std::string idx_name = idx.output(0);
-        NodeProto& zeros = emit("ConstantOfShape", {op1("Mul", {r, const_i64({2}, false, hint)}, hint)},
-                                {names_.fresh(hint)}, hint);
-        auto* t = set_attr(zeros, "value", AttributeProto::TENSOR)->mutable_t();
-        t->set_data_type(onnx::TensorProto::INT64);
-        t->add_dims(1);
-        t->add_int64_data(0);
-        const std::string full = scatter_1d(zeros.output(0), idx_name, n.input(1), hint);
-        m.set_input(1, full);
-        drop_inputs_from(m, 3);
-      }
+      rewrite_pad(n, hint);
     } else if (op == "Resize") {
-      require_default_int(n, "antialias", 0, who);
-      const std::string policy = attr_string(n, "keep_aspect_ratio_policy", "stretch");
-      if (policy != "stretch" && has_input(n, 3))
-        throw CompileError(who + ": keep_aspect_ratio_policy " + in_quotes(policy) + " is not supported");
-      erase_attr(m, "keep_aspect_ratio_policy");
-      if (const AttributeProto* axes = find_attr(n, "axes")) {
-        if (attr_string(n, "coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize")
-          throw CompileError(who + ": the axes attribute with tf_crop_and_resize is not supported");
-        if (axes->type() != AttributeProto::INTS || axes->ints_size() == 0)
-          throw CompileError(who + ": attribute axes must be a non-empty list of ints");
-        const std::string ax_const = const_i64({axes->ints().begin(), axes->ints().end()}, false, hint);
-        erase_attr(m, "axes");
-        const std::string r = rank_of(n.input(0), hint);
-        const std::string ax = normalized_axes(ax_const, r, hint);
-        if (n.input_size() > 1) m.set_input(1, "");  // roi only matters for tf_crop_and_resize
-        if (has_input(n, 2)) {
-          NodeProto& ones = emit("ConstantOfShape", {r}, {names_.fresh(hint)}, hint);
-          auto* t = set_attr(ones, "value", AttributeProto::TENSOR)->mutable_t();
-          t->set_data_type(onnx::TensorProto::FLOAT);
-          t->add_dims(1);
-          t->add_float_data(1.0f);
-          m.set_input(2, scatter_1d(ones.output(0), ax, n.input(2), hint));
-        }
-        if (has_input(n, 3)) m.set_input(3, scatter_1d(op1("Shape", {n.input(0)}, hint), ax, n.input(3), hint));
-      }
-      const std::string coord = attr_string(n, "coordinate_transformation_mode", "half_pixel");
-      if (coord == "half_pixel_symmetric")
-        throw CompileError(who + ": coordinate_transformation_mode 'half_pixel_symmetric' is not supported");
+      rewrite_resize(n, who, hint);
     } else if (op == "LpPool") {
       require_default_int(n, "ceil_mode", 0, who);
       require_unit_ints(n, "dilations", who);
@@ -397,47 +322,168 @@ class Lowering {
     } else if (op == "Cast" || op == "CastLike") {
       erase_attr(m, "saturate");  // float8 only
     } else if (op == "QuantizeLinear" || op == "DequantizeLinear") {
-      erase_attr(m, "saturate");  // float8 only
-      require_default_int(n, "block_size", 0, who);
-      const int64_t out_dtype = attr_int(n, "output_dtype", 0);
-      erase_attr(m, "output_dtype");
-      if (op == "QuantizeLinear" && out_dtype != 0 && !has_input(n, 2)) {
-        // The output type named by attribute -> a zero point of that type.
-        if (out_dtype != onnx::TensorProto::UINT8 && out_dtype != onnx::TensorProto::INT8)
-          throw CompileError(who + ": output_dtype " + std::to_string(out_dtype) + " is not supported");
-        const std::string zp = names_.fresh(hint + ".zero_point");
-        NodeProto& c = emit("Constant", {}, {zp}, hint);
-        auto* t = set_attr(c, "value", AttributeProto::TENSOR)->mutable_t();
-        t->set_data_type(int32_t(out_dtype));
-        t->add_int32_data(0);
-        while (m.input_size() < 3) m.add_input("");
-        m.set_input(2, zp);
-      }
+      rewrite_quantize_linear(n, who, hint);
     } else if (op == "GridSample") {
       const std::string mode = attr_string(n, "mode", "linear");
       set_string(m, "mode", mode == "linear" ? "bilinear" : mode == "cubic" ? "bicubic" : mode);
     } else if (op == "DFT" && opset_ >= 20) {
-      // Opset 20 takes the axis as input 2 (default -2, counted with the complex axis).
-      std::optional<std::vector<int64_t>> axis;
-      if (has_input(n, 2)) axis = const_ints(scope, n.input(2), who);
-      if (!axis || axis->size() != 1 || (*axis)[0] < 0)
-        throw CompileError(who + ": DFT (opset " + std::to_string(opset_) +
-                           ") needs its axis input as a non-negative constant");
-      set_int(m, "axis", (*axis)[0]);
-      drop_inputs_from(m, 2);
+      rewrite_dft(n, scope, who);
     } else if (op == "Mish") {
       // x * tanh(softplus(x))
       emit("Mul", {n.input(0), op1("Tanh", {op1("Softplus", {n.input(0)}, hint)}, hint)}, {n.output(0)}, hint);
-      return;
+      return true;
     } else if (op == "Gelu") {
       lower_gelu(n, who, hint);
-      return;
+      return true;
     } else if (op == "GroupNormalization") {
       lower_group_normalization(n, who, hint);
-      return;
+      return true;
     }
-    record_constant(n, scope);  // `n` lives in graph()'s copy of the nodes until the graph is done
-    out_->push_back(m);
+    return false;
+  }
+
+  // Reduce* (opset 18): axes as input 1 -> the attribute; an empty reduction with
+  // noop_with_empty_axes -> Identity (returns true then).
+  bool rewrite_reduce(const NodeProto& n, Scope& scope, const std::string& who) {
+    NodeProto& m = n_mut_;
+    const bool noop = attr_int(n, "noop_with_empty_axes", 0) != 0;
+    erase_attr(m, "noop_with_empty_axes");
+    std::optional<std::vector<int64_t>> axes;
+    if (has_input(n, 1)) {
+      axes = const_ints(scope, n.input(1), who);
+      if (!axes) throw CompileError(who + ": axes must be a compile-time constant (an initializer or a Constant)");
+    }
+    drop_inputs_from(m, 1);
+    if ((!axes || axes->empty()) && noop) {
+      // Nothing to reduce: the input unchanged.
+      NodeProto id;
+      id.set_op_type("Identity");
+      id.set_name(n.name());
+      id.add_input(n.input(0));
+      id.add_output(n.output(0));
+      out_->push_back(id);
+      return true;
+    }
+    if (axes && !axes->empty()) set_ints(m, "axes", *axes);
+    return false;
+  }
+
+  // Split (opset 18): num_outputs -> the split sizes as input 1.
+  void rewrite_split(const NodeProto& n, const std::string& who, const std::string& hint) {
+    NodeProto& m = n_mut_;
+    const AttributeProto* num = find_attr(n, "num_outputs");
+    erase_attr(m, "num_outputs");
+    if (num && !has_input(n, 1)) {
+      if (num->i() != n.output_size() || num->i() < 1)
+        throw CompileError(who + ": num_outputs is " + std::to_string(num->i()) + " but the node has " +
+                           std::to_string(n.output_size()) + " outputs");
+      // ceil(d / n) per output, the rest in the last one (opset 18 semantics).
+      const int64_t k = num->i();
+      const std::string d =
+          op1("Gather", {op1("Shape", {n.input(0)}, hint), const_i64({attr_int(n, "axis", 0)}, false, hint)}, hint);
+      std::string sizes = d;
+      if (k > 1) {
+        const std::string chunk =
+            op1("Div", {op1("Add", {d, const_i64({k - 1}, false, hint)}, hint), const_i64({k}, false, hint)}, hint);
+        const std::string first = op1("Expand", {chunk, const_i64({k - 1}, false, hint)}, hint);
+        const std::string last = op1("Sub", {d, op1("Mul", {chunk, const_i64({k - 1}, false, hint)}, hint)}, hint);
+        NodeProto& c = emit("Concat", {first, last}, {names_.fresh(hint)}, hint);
+        set_int(c, "axis", 0);
+        sizes = c.output(0);
+      }
+      while (m.input_size() < 2) m.add_input("");
+      m.set_input(1, sizes);
+    }
+  }
+
+  // Pad (opset 18): pads for the listed axes only -> pads for every axis.
+  void rewrite_pad(const NodeProto& n, const std::string& hint) {
+    NodeProto& m = n_mut_;
+    if (has_input(n, 3)) {
+      // pads for the listed axes only -> pads for every axis.
+      const std::string r = rank_of(n.input(0), hint);
+      const std::string ax = normalized_axes(n.input(3), r, hint);
+      NodeProto& idx = emit("Concat", {ax, op1("Add", {ax, r}, hint)}, {names_.fresh(hint)}, hint);
+      set_int(idx, "axis", 0);
+      const std::string idx_name = idx.output(0);
+      NodeProto& zeros = emit("ConstantOfShape", {op1("Mul", {r, const_i64({2}, false, hint)}, hint)},
+                              {names_.fresh(hint)}, hint);
+      auto* t = set_attr(zeros, "value", AttributeProto::TENSOR)->mutable_t();
+      t->set_data_type(onnx::TensorProto::INT64);
+      t->add_dims(1);
+      t->add_int64_data(0);
+      const std::string full = scatter_1d(zeros.output(0), idx_name, n.input(1), hint);
+      m.set_input(1, full);
+      drop_inputs_from(m, 3);
+    }
+  }
+
+  // Resize (opset 18/19): antialias, keep_aspect_ratio_policy and axes.
+  void rewrite_resize(const NodeProto& n, const std::string& who, const std::string& hint) {
+    NodeProto& m = n_mut_;
+    require_default_int(n, "antialias", 0, who);
+    const std::string policy = attr_string(n, "keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch" && has_input(n, 3))
+      throw CompileError(who + ": keep_aspect_ratio_policy " + in_quotes(policy) + " is not supported");
+    erase_attr(m, "keep_aspect_ratio_policy");
+    if (const AttributeProto* axes = find_attr(n, "axes")) {
+      if (attr_string(n, "coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize")
+        throw CompileError(who + ": the axes attribute with tf_crop_and_resize is not supported");
+      if (axes->type() != AttributeProto::INTS || axes->ints_size() == 0)
+        throw CompileError(who + ": attribute axes must be a non-empty list of ints");
+      const std::string ax_const = const_i64({axes->ints().begin(), axes->ints().end()}, false, hint);
+      erase_attr(m, "axes");
+      const std::string r = rank_of(n.input(0), hint);
+      const std::string ax = normalized_axes(ax_const, r, hint);
+      if (n.input_size() > 1) m.set_input(1, "");  // roi only matters for tf_crop_and_resize
+      if (has_input(n, 2)) {
+        NodeProto& ones = emit("ConstantOfShape", {r}, {names_.fresh(hint)}, hint);
+        auto* t = set_attr(ones, "value", AttributeProto::TENSOR)->mutable_t();
+        t->set_data_type(onnx::TensorProto::FLOAT);
+        t->add_dims(1);
+        t->add_float_data(1.0f);
+        m.set_input(2, scatter_1d(ones.output(0), ax, n.input(2), hint));
+      }
+      if (has_input(n, 3)) m.set_input(3, scatter_1d(op1("Shape", {n.input(0)}, hint), ax, n.input(3), hint));
+    }
+    const std::string coord = attr_string(n, "coordinate_transformation_mode", "half_pixel");
+    if (coord == "half_pixel_symmetric")
+      throw CompileError(who + ": coordinate_transformation_mode 'half_pixel_symmetric' is not supported");
+  }
+
+  // QuantizeLinear / DequantizeLinear (opset 19..21): saturate, block_size, output_dtype.
+  void rewrite_quantize_linear(const NodeProto& n, const std::string& who, const std::string& hint) {
+    NodeProto& m = n_mut_;
+    const std::string& op = n.op_type();
+    erase_attr(m, "saturate");  // float8 only
+    require_default_int(n, "block_size", 0, who);
+    const int64_t out_dtype = attr_int(n, "output_dtype", 0);
+    erase_attr(m, "output_dtype");
+    if (op == "QuantizeLinear" && out_dtype != 0 && !has_input(n, 2)) {
+      // The output type named by attribute -> a zero point of that type.
+      if (out_dtype != onnx::TensorProto::UINT8 && out_dtype != onnx::TensorProto::INT8)
+        throw CompileError(who + ": output_dtype " + std::to_string(out_dtype) + " is not supported");
+      const std::string zp = names_.fresh(hint + ".zero_point");
+      NodeProto& c = emit("Constant", {}, {zp}, hint);
+      auto* t = set_attr(c, "value", AttributeProto::TENSOR)->mutable_t();
+      t->set_data_type(int32_t(out_dtype));
+      t->add_int32_data(0);
+      while (m.input_size() < 3) m.add_input("");
+      m.set_input(2, zp);
+    }
+  }
+
+  // DFT (opset 20): the axis as input 2 -> the attribute.
+  void rewrite_dft(const NodeProto& n, Scope& scope, const std::string& who) {
+    NodeProto& m = n_mut_;
+    // Opset 20 takes the axis as input 2 (default -2, counted with the complex axis).
+    std::optional<std::vector<int64_t>> axis;
+    if (has_input(n, 2)) axis = const_ints(scope, n.input(2), who);
+    if (!axis || axis->size() != 1 || (*axis)[0] < 0)
+      throw CompileError(who + ": DFT (opset " + std::to_string(opset_) +
+                         ") needs its axis input as a non-negative constant");
+    set_int(m, "axis", (*axis)[0]);
+    drop_inputs_from(m, 2);
   }
 
   void lower_gelu(const NodeProto& n, const std::string& who, const std::string& hint) {

@@ -7,17 +7,14 @@
 #include <onnx/version_converter/convert.h>
 
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
-#include "onnx/graph_conversion.h"
 #include "onnx/model_bytes.h"
+#include "onnx/model_to_graph.h"
 #include "onnx/newer_opsets.h"
 #include "onnx/node_conversion.h"
 #include "onnx/node_validation.h"
-#include "onnx/tensor_proto.h"
 #include "util/error.h"
 #include "util/fault_guard.h"
 #include "util/quoted.h"
@@ -34,42 +31,6 @@ std::string one_line(std::string s) {
     if (c == '\n' || c == '\r') c = ' ';
   while (!s.empty() && s.back() == ' ') s.pop_back();
   return escaped(s, kMaxOnnxMessageBytes);  // it quotes the model's names as they are
-}
-
-// Type and static shape of a value from its ValueInfoProto; returns false when the
-// shape is unknown or has a symbolic/unknown dimension.
-bool read_value_info(const onnx::ValueInfoProto& vi, DType* dtype, Shape* shape, std::string* why) {
-  if (!vi.type().has_tensor_type()) {
-    const auto& t = vi.type();
-    *why = t.has_optional_type() ? "is an optional; Kiln compiles tensors and sequences, not optional-typed values"
-           : t.has_map_type()    ? "is a map, which Kiln does not support"
-           : t.has_sequence_type() ? "is a sequence where Kiln expects a tensor"
-                                   : "is not a tensor";
-    return false;
-  }
-  const auto& tt = vi.type().tensor_type();
-  if (!dtype_is_known(tt.elem_type())) {
-    *why = "has element type " +
-           (onnx::TensorProto::DataType_IsValid(tt.elem_type())
-                ? onnx::TensorProto::DataType_Name(onnx::TensorProto::DataType(tt.elem_type()))
-                : std::to_string(tt.elem_type())) +
-           ", which Kiln does not support";
-    return false;
-  }
-  *dtype = DType(tt.elem_type());
-  if (!tt.has_shape()) {
-    *why = "has no known shape";
-    return false;
-  }
-  shape->clear();
-  for (const auto& d : tt.shape().dim()) {
-    if (!d.has_dim_value() || d.dim_value() < 0) {
-      *why = "has dynamic dimension " + in_quotes(d.has_dim_param() ? d.dim_param() : std::string("?"));
-      return false;
-    }
-    shape->push_back(d.dim_value());
-  }
-  return true;
 }
 
 // ONNX's version converter rebuilds initializers from their bytes and drops
@@ -157,30 +118,59 @@ onnx::TensorProto bound_input_tensor(const onnx::ValueInfoProto& vi, const std::
 
 namespace {
 
-// `model_path` names the model in messages and, when `on_disk`, is the file ONNX's
-// checker reads external data relative to.
-std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_path, bool on_disk,
-                                          const ImportOptions& options) {
+onnx::ModelProto parse_model(const ModelBytes& mb, const fs::path& model_path) {
   onnx::ModelProto model;
   if (!model.ParseFromString(mb.proto))
     throw CompileError(in_quotes(model_path.string()) + " is not a valid ONNX model (truncated or corrupt protobuf)");
   if (!model.has_graph()) throw CompileError(in_quotes(model_path.string()) + " has no graph");
+  return model;
+}
 
-  // Opsets.
+// The model's default-domain (ai.onnx) opset.
+int64_t default_opset(const onnx::ModelProto& model) {
   int64_t opset = -1;
-  for (const auto& imp : model.opset_import()) {
+  for (const auto& imp : model.opset_import())
     if (is_default_domain(imp.domain())) opset = imp.version();
+  if (opset >= 0) return opset;
+  // A model made only of other domains' ops (e.g. an ai.onnx.preview.training
+  // optimizer step) needs no ai.onnx opset; one that uses ai.onnx ops does.
+  for (const auto& np : model.graph().node())
+    if (is_default_domain(np.domain()))
+      throw CompileError("model imports no default-domain (ai.onnx) opset but node " + in_quotes(np.name()) + " (" +
+                         np.op_type() + ") is an ai.onnx operator");
+  return kMaxOpset;
+}
+
+// Old models (e.g. PyTorch exports at opset 6) are brought up with ONNX's own
+// version converter, so no lowering has to carry pre-opset-7 semantics (legacy
+// `broadcast` attributes, consumed_inputs). The target is opset 9, not 7: those
+// exporters wrote int64 Constants (Reshape/Tile shapes), which only Constant-9
+// accepts, so at 7 the converted model fails shape inference.
+void convert_old_opset(onnx::ModelProto& model, ModelBytes& mb, int64_t opset) {
+  try {
+    // The converter's adapters need input shapes (e.g. for broadcasting rules).
+    try {
+      FaultScope scope("ONNX's shape inference of the opset-" + std::to_string(opset) + " model");
+      onnx::shape_inference::InferShapes(model);
+    } catch (const std::exception&) {
+      // Not fatal here: shapes are inferred again, with errors reported, after conversion.
+    }
+    restore_sliced_initializers(model, mb);
+    make_prelu_slopes_per_channel(model);
+    FaultScope scope("ONNX's version converter (opset " + std::to_string(opset) + " to " +
+                     std::to_string(kUpgradeOpset) + ")");
+    model = onnx::version_conversion::ConvertVersion(model, int(kUpgradeOpset));
+  } catch (const std::exception& e) {
+    throw CompileError("model uses opset " + std::to_string(opset) + " and ONNX's version converter could not " +
+                       "bring it to opset " + std::to_string(kUpgradeOpset) + ": " + one_line(e.what()));
   }
-  if (opset < 0) {
-    // A model made only of other domains' ops (e.g. an ai.onnx.preview.training
-    // optimizer step) needs no ai.onnx opset; one that uses ai.onnx ops does.
-    for (const auto& np : model.graph().node())
-      if (is_default_domain(np.domain()))
-        throw CompileError("model imports no default-domain (ai.onnx) opset but node " + in_quotes(np.name()) + " (" +
-                           np.op_type() + ") is an ai.onnx operator");
-    opset = kMaxOpset;
-  }
-  const fs::path base_dir = model_path.parent_path();
+}
+
+// Functions inlined, attributes and arities validated, and the model brought to an
+// opset ONNX 1.12's checker and shape inference know. Returns that opset.
+int64_t bring_to_known_opset(onnx::ModelProto& model, ModelBytes& mb, const fs::path& base_dir,
+                             const ImportOptions& options) {
+  int64_t opset = default_opset(model);
   // Model-local functions are inlined, and opsets 18..21 brought down to the
   // opset-17 forms ONNX 1.12's checker and shape inference know (onnx/newer_opsets.h).
   inline_model_functions(model);
@@ -190,47 +180,27 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
   }
   // Before ONNX's converter, checker or shape inference see the model: they trust
   // attributes, arities and tensor lengths (onnx/node_validation.h).
-  {
-    ModelProtoChecks checks;
-    checks.base_dir = base_dir;
-    checks.sliced_bytes = [&mb](const std::string& name) -> int64_t {
-      auto it = mb.initializer_data.find(name);
-      return it == mb.initializer_data.end() ? -1 : int64_t(it->second.size);
-    };
-    checks.warn = options.warn;
-    validate_model_proto(model, opset, checks);
-  }
+  ModelProtoChecks checks;
+  checks.base_dir = base_dir;
+  checks.sliced_bytes = [&mb](const std::string& name) -> int64_t {
+    auto it = mb.initializer_data.find(name);
+    return it == mb.initializer_data.end() ? -1 : int64_t(it->second.size);
+  };
+  checks.warn = options.warn;
+  validate_model_proto(model, opset, checks);
   if (opset >= 1 && opset < kMinOpset) {
-    // Old models (e.g. PyTorch exports at opset 6) are brought up with ONNX's own
-    // version converter, so no lowering has to carry pre-opset-7 semantics (legacy
-    // `broadcast` attributes, consumed_inputs). The target is opset 9, not 7:
-    // those exporters wrote int64 Constants (Reshape/Tile shapes), which only
-    // Constant-9 accepts, so at 7 the converted model fails shape inference.
-    try {
-      // The converter's adapters need input shapes (e.g. for broadcasting rules).
-      try {
-        FaultScope scope("ONNX's shape inference of the opset-" + std::to_string(opset) + " model");
-        onnx::shape_inference::InferShapes(model);
-      } catch (const std::exception&) {
-        // Not fatal here: shapes are inferred again, with errors reported, after conversion.
-      }
-      restore_sliced_initializers(model, mb);
-      make_prelu_slopes_per_channel(model);
-      FaultScope scope("ONNX's version converter (opset " + std::to_string(opset) + " to " +
-                       std::to_string(kUpgradeOpset) + ")");
-      model = onnx::version_conversion::ConvertVersion(model, int(kUpgradeOpset));
-    } catch (const std::exception& e) {
-      throw CompileError("model uses opset " + std::to_string(opset) + " and ONNX's version converter could not " +
-                         "bring it to opset " + std::to_string(kUpgradeOpset) + ": " + one_line(e.what()));
-    }
+    convert_old_opset(model, mb, opset);
     opset = kUpgradeOpset;
   }
   if (opset < kMinOpset || opset > kMaxOpset)
     throw CompileError("model uses opset " + std::to_string(opset) + "; Kiln supports ai.onnx opsets " +
                        std::to_string(kMinOpset) + " to " + std::to_string(kNewestOpset));
+  return opset;
+}
 
-  // Apply user input shapes before checking, so inference sees them.
-  auto* g = model.mutable_graph();
+// --input-shape and --input-value, applied before checking so inference sees them.
+// Returns the names of the inputs given a value.
+std::set<std::string> apply_input_options(onnx::GraphProto* g, const ImportOptions& options) {
   std::set<std::string> used_overrides;
   for (auto& vi : *g->mutable_input()) {
     auto it = options.input_shapes.find(vi.name());
@@ -257,7 +227,10 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
     *g->add_initializer() = bound_input_tensor(*vi, values);
     bound_names.insert(name);
   }
+  return bound_names;
+}
 
+void check_model(const onnx::ModelProto& model, const ModelBytes& mb, const fs::path& model_path, bool on_disk) {
   try {
     // The path form resolves external data files relative to the model.
     bool external = mb.has_external_data;  // sliced initializers point at the model file itself: not external
@@ -269,210 +242,42 @@ std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_p
   } catch (const std::exception& e) {
     throw CompileError("model check failed: " + one_line(e.what()));
   }
-  {
-    FaultScope scope("ONNX's shape inference of the model");
+}
+
+void infer_shapes(onnx::ModelProto& model) {
+  FaultScope scope("ONNX's shape inference of the model");
+  try {
+    onnx::ShapeInferenceOptions so{/*check_type=*/true, /*error_mode=*/1, /*enable_data_propagation=*/true};
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), so);
+  } catch (const std::exception& e) {
+    // ONNX infers both branches of an If, and a branch that the fixed input shapes
+    // make dead may not type-check (PyTorch's Squeeze of a dimension that is not 1
+    // behind If(dim == 1)). Such a model is inferred without stopping at errors:
+    // Kiln's own per-node inference (node_shape_inference.h) rejects what is left
+    // of a real error once folding has decided the Ifs.
+    bool has_if = false;
+    for (const auto& np : model.graph().node()) has_if |= np.op_type() == "If" && is_default_domain(np.domain());
+    if (!has_if) throw CompileError("shape inference failed: " + one_line(e.what()));
     try {
-      onnx::ShapeInferenceOptions so{/*check_type=*/true, /*error_mode=*/1, /*enable_data_propagation=*/true};
-      onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), so);
-    } catch (const std::exception& e) {
-      // ONNX infers both branches of an If, and a branch that the fixed input shapes
-      // make dead may not type-check (PyTorch's Squeeze of a dimension that is not 1
-      // behind If(dim == 1)). Such a model is inferred without stopping at errors:
-      // Kiln's own per-node inference (node_shape_inference.h) rejects what is left
-      // of a real error once folding has decided the Ifs.
-      bool has_if = false;
-      for (const auto& np : g->node()) has_if |= np.op_type() == "If" && is_default_domain(np.domain());
-      if (!has_if) throw CompileError("shape inference failed: " + one_line(e.what()));
-      try {
-        onnx::ShapeInferenceOptions lenient{/*check_type=*/true, /*error_mode=*/0, /*enable_data_propagation=*/true};
-        onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), lenient);
-      } catch (const std::exception& e2) {
-        throw CompileError("shape inference failed: " + one_line(e2.what()));
-      }
+      onnx::ShapeInferenceOptions lenient{/*check_type=*/true, /*error_mode=*/0, /*enable_data_propagation=*/true};
+      onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), lenient);
+    } catch (const std::exception& e2) {
+      throw CompileError("shape inference failed: " + one_line(e2.what()));
     }
   }
+}
 
-  auto graph = std::make_unique<Graph>();
-  graph->name = g->name();
-  graph->opset = opset;
-
-  // Initializers are constants; an initializer that is also a graph input is a
-  // default the caller cannot override on a microcontroller, so it stays constant.
-  for (const auto& t : g->initializer()) {
-    const std::string what = "initializer " + in_quotes(t.name());
-    ConstantPtr c = dtype_is_known(t.data_type()) ? sliced_initializer(mb, t.name(), DType(t.data_type()),
-                                                                       {t.dims().begin(), t.dims().end()}, what)
-                                                  : nullptr;
-    if (!c) c = constant_from_tensor_proto(t, base_dir, what);
-    Value* v = graph->add_value(t.name(), c->dtype(), c->shape());
-    v->constant = c;
-  }
-  if (g->sparse_initializer_size() > 0) throw CompileError("sparse initializers are not supported");
-
-  // Types/shapes known after inference.
-  std::map<std::string, const onnx::ValueInfoProto*> infos;
-  for (const auto& vi : g->input()) infos[vi.name()] = &vi;
-  for (const auto& vi : g->value_info()) infos[vi.name()] = &vi;
-  for (const auto& vi : g->output()) infos[vi.name()] = &vi;
-
-  // `allow_unknown`: a node output whose shape ONNX could not infer before folding
-  // (e.g. a Reshape whose target shape is computed by a Shape->...->Concat chain)
-  // is created with shape_known = false; the driver re-infers it after folding.
-  auto make_value = [&](const std::string& name, const std::string& who, bool allow_unknown) -> Value* {
-    auto it = infos.find(name);
-    // A sequence of tensors: no shape; sequence/resolve_sequences.h replaces it by its elements.
-    if (it != infos.end() && it->second->type().has_sequence_type()) {
-      const auto& st = it->second->type().sequence_type();
-      if (!st.has_elem_type() || !st.elem_type().has_tensor_type())
-        throw CompileError(who + ": value " + in_quotes(name) + " is a sequence of non-tensors, which Kiln does not support");
-      const int32_t et = st.elem_type().tensor_type().elem_type();
-      Value* v = graph->add_value(name, dtype_is_known(et) ? DType(et) : DType::Undefined, {});
-      v->is_sequence = true;
-      v->shape_known = false;
-      return v;
-    }
-    DType dt = DType::Undefined;
-    Shape shape;
-    std::string why = "has no type information after shape inference";
-    if (it == infos.end() || !read_value_info(*it->second, &dt, &shape, &why)) {
-      bool is_tensor = it == infos.end() || it->second->type().has_tensor_type() || !it->second->has_type();
-      const bool shape_problem = why.find("shape") != std::string::npos || why.find("dimension") != std::string::npos;
-      if (!allow_unknown || !is_tensor)
-        throw CompileError(who + ": value " + in_quotes(name) + " " + why +
-                           (shape_problem ? " (Kiln needs static shapes; pass --input-shape NAME=D0,D1,... for dynamic inputs)"
-                                          : ""));
-      if (it != infos.end() && it->second->type().has_tensor_type() &&
-          dtype_is_known(it->second->type().tensor_type().elem_type()))
-        dt = DType(it->second->type().tensor_type().elem_type());
-      Value* v = graph->add_value(name, dt, {});
-      v->shape_known = false;
-      return v;
-    }
-    return graph->add_value(name, dt, shape);
-  };
-
-  size_t input_position = 0;
-  std::set<std::string> used_sequence_inputs;
-  for (const auto& vi : g->input()) {
-    if (Value* c = graph->find_value(vi.name())) {  // initializer with a default, or --input-value
-      if (bound_names.count(vi.name())) graph->bound_inputs.push_back({vi.name(), input_position++, c->constant});
-      continue;
-    }
-    const size_t position = input_position++;
-    if (vi.type().has_sequence_type()) {
-      // A sequence input of N elements is N tensor inputs <name>_0.. (shapes from
-      // --sequence-input) feeding a SequenceConstruct; see docs/user-guide.md.
-      auto sit = options.sequence_inputs.find(vi.name());
-      if (sit == options.sequence_inputs.end())
-        throw CompileError("graph input " + in_quotes(vi.name()) + " is a sequence; pass its element count and shapes with " +
-                           "--sequence-input " + vi.name() + "=COUNT:D0,D1,...");
-      used_sequence_inputs.insert(vi.name());
-      Value* seq = make_value(vi.name(), "graph input", false);
-      if (seq->dtype == DType::Undefined)
-        throw CompileError("graph input " + in_quotes(vi.name()) + " is a sequence of an element type Kiln does not support");
-      SequenceInterface si;
-      si.name = vi.name();
-      si.is_input = true;
-      si.position = position;
-      si.first = graph->inputs.size();
-      si.count = sit->second.size();
-      std::vector<Value*> elems;
-      for (size_t i = 0; i < sit->second.size(); ++i) {
-        const std::string en = vi.name() + "_" + std::to_string(i);
-        if (graph->find_value(en))
-          throw CompileError("graph input " + in_quotes(vi.name()) + ": element name " + in_quotes(en) + " is already used in the model");
-        Value* e = graph->add_value(en, seq->dtype, sit->second[i]);
-        e->is_graph_input = true;
-        graph->inputs.push_back(e);
-        elems.push_back(e);
-      }
-      Node* n = graph->add_node(elems.empty() ? "SequenceEmpty" : "SequenceConstruct",
-                                graph->unique_name(vi.name() + ".construct"), elems, {seq});
-      if (elems.empty()) n->attrs["dtype"] = int64_t(seq->dtype);
-      graph->sequence_io.push_back(si);
-      continue;
-    }
-    Value* v = make_value(vi.name(), "graph input", false);
-    v->is_graph_input = true;
-    graph->inputs.push_back(v);
-  }
-
-  for (const auto& [name, _] : options.sequence_inputs)
-    if (!used_sequence_inputs.count(name))
-      throw CompileError("--sequence-input names " + in_quotes(name) + ", which is not a sequence-typed graph input");
-
-  std::set<std::string> node_names;
-  int index = 0;
-  for (const auto& np : g->node()) {
-    std::string name = np.name().empty() ? np.op_type() + "_" + std::to_string(index) : np.name();
-    while (node_names.count(name)) name += "_" + std::to_string(index);
-    node_names.insert(name);
-    ++index;
-    std::string who = np.op_type() + " " + in_quotes(name);
-    // Besides ai.onnx only the training optimizers' domain is known (lowered in
-    // lower/ops/optimizer.cpp); their op names cannot be mistaken for ai.onnx ops
-    // by the folder, which only knows default-domain op types.
-    if (!is_default_domain(np.domain()) && np.domain() != "ai.onnx.preview.training")
-      throw CompileError(who + ": operator domain " + in_quotes(np.domain()) + " is not supported");
-
-    // Constant nodes become constant values directly.
-    if (np.op_type() == "Constant") {
-      ConstantPtr c = decode_constant_node(np, who, base_dir);
-      Value* v = graph->add_value(np.output(0), c->dtype(), c->shape());
-      v->constant = c;
-      continue;
-    }
-
-    std::vector<Value*> ins;
-    for (const auto& in_name : np.input()) {
-      if (in_name.empty()) {
-        ins.push_back(nullptr);
-        continue;
-      }
-      Value* v = graph->find_value(in_name);
-      if (!v) throw CompileError(who + ": input " + in_quotes(in_name) + " is not produced by any earlier node");
-      ins.push_back(v);
-    }
-    // Subgraphs (If branches, Loop / Scan / SequenceMap bodies) become IR graphs held
-    // by the node; the values of this graph they read are the node's last inputs
-    // (onnx/graph_conversion.h). Control flow is lowered by its own pass
-    // (controlflow/control_flow.h).
-    std::vector<const onnx::AttributeProto*> attr_protos;
-    for (const auto& a : np.attribute()) attr_protos.push_back(&a);
-    SubgraphContext context{base_dir, opset};
-    ConvertedSubgraphs sub = convert_graph_attributes(
-        attr_protos, who, context, [&](const std::string& nm) { return graph->find_value(nm) != nullptr; });
-    // Trailing omitted inputs carry no meaning (a Loop's keep their positions: its
-    // loop-carried values follow).
-    if (sub.graphs.empty())
-      while (!ins.empty() && ins.back() == nullptr) ins.pop_back();
-    for (const auto& nm : sub.captured) ins.push_back(graph->find_value(nm));
-    std::vector<Value*> outs;
-    for (const auto& out_name : np.output()) {
-      if (out_name.empty()) {
-        // An omitted optional output: give it a private name so the node keeps its arity.
-        outs.push_back(graph->add_value(graph->unique_name(name + "_unused"), DType::Undefined, {}));
-        continue;
-      }
-      outs.push_back(make_value(out_name, who, true));
-    }
-    Node* n = graph->add_node(np.op_type(), name, ins, outs);
-    if (!is_default_domain(np.domain())) n->domain = np.domain();
-    for (const auto& a : np.attribute()) {
-      auto sg = sub.graphs.find(a.name());
-      if (sg != sub.graphs.end()) n->attrs[a.name()] = sg->second;
-      else n->attrs[a.name()] = convert_attribute(a, n->describe(), base_dir);
-    }
-    if (!sub.captured.empty()) n->attrs["captured"] = sub.captured;
-  }
-
-  for (const auto& vi : g->output()) {
-    Value* v = graph->find_value(vi.name());
-    if (!v) throw CompileError("graph output " + in_quotes(vi.name()) + " is not produced by any node");
-    v->is_graph_output = true;
-    graph->outputs.push_back(v);
-  }
-  return graph;
+// `model_path` names the model in messages and, when `on_disk`, is the file ONNX's
+// checker reads external data relative to.
+std::unique_ptr<Graph> import_model_bytes(ModelBytes mb, const fs::path& model_path, bool on_disk,
+                                          const ImportOptions& options) {
+  onnx::ModelProto model = parse_model(mb, model_path);
+  const fs::path base_dir = model_path.parent_path();
+  const int64_t opset = bring_to_known_opset(model, mb, base_dir, options);
+  const std::set<std::string> bound = apply_input_options(model.mutable_graph(), options);
+  check_model(model, mb, model_path, on_disk);
+  infer_shapes(model);
+  return model_to_graph(model, GraphSource{&mb, base_dir, opset, &bound}, options);
 }
 
 }  // namespace

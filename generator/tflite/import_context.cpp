@@ -64,6 +64,14 @@ void ImportContext::require_dtype(const Operator& op, const Tensor& t, DType dty
     fail(op, t.label() + " is " + dtype_name(t.dtype) + ", expected " + dtype_name(dtype));
 }
 
+void ImportContext::require_same_quantization(const Operator& op, const Tensor& a, const Tensor& b) const {
+  if (a.dtype != b.dtype)
+    fail(op, "input " + a.quoted() + " is " + dtype_name(a.dtype) + " but output " + b.quoted() + " is " +
+                   dtype_name(b.dtype));
+  if (a.quant.scale != b.quant.scale || a.quant.zero_point != b.quant.zero_point)
+    fail(op, "input " + a.quoted() + " and output " + b.quoted() + " have different quantization");
+}
+
 float ImportContext::scale(const Operator& op, const Tensor& t) const {
   if (t.quant.scale.size() != 1)
     fail(op, t.label() + " needs one (per-tensor) quantization scale, it has " +
@@ -194,6 +202,12 @@ std::map<int32_t, Mappings>& registry() {
 void register_op(fb::BuiltinOperator code, OpFlavor flavor, OpMapping fn) {
   Mappings& m = registry()[int32_t(code)];
   (flavor == OpFlavor::Int8 ? m.int8 : flavor == OpFlavor::Float ? m.float32 : m.any) = std::move(fn);
+}
+
+std::vector<RegisteredMapping> registered_mappings() {
+  std::vector<RegisteredMapping> out;
+  for (const auto& [code, m] : registry()) out.push_back({code, bool(m.int8), bool(m.float32), bool(m.any)});
+  return out;
 }
 
 void map_operator(ImportContext& ctx, const Operator& op) {

@@ -40,6 +40,10 @@ class ImportContext {
   ConstantPtr constant_input(const Operator& op, size_t i) const;
   void require_rank(const Operator& op, const Tensor& t, size_t rank) const;
   void require_dtype(const Operator& op, const Tensor& t, DType dtype) const;
+  // Data movement copies bytes: input and output must have one dtype and the same
+  // quantization (TFLite's kernels copy bytes too, and the converter writes equal
+  // parameters), or the result would be silently reinterpreted.
+  void require_same_quantization(const Operator& op, const Tensor& a, const Tensor& b) const;
   // The operator's builtin options as `T`; fails when absent or of another type
   // (`required`), or returns null when absent and not required.
   template <class T>
@@ -93,6 +97,13 @@ enum class OpFlavor { Int8, Float, Any };
 void register_op(tflite_fb::BuiltinOperator code, OpFlavor flavor, OpMapping fn);
 // Maps `op` into the graph, or throws naming why it cannot.
 void map_operator(ImportContext& ctx, const Operator& op);
+// Which mappings are registered, per operator code (the operator table test and
+// docs/tflite-operators.md read it).
+struct RegisteredMapping {
+  int32_t code = 0;
+  bool int8 = false, float32 = false, any = false;
+};
+std::vector<RegisteredMapping> registered_mappings();
 
 // A KilnQLookup of value `x` through `table` into `out` (a new value when null).
 // When `x` is itself the output of a KilnQLookup, the two tables are composed and
@@ -106,6 +117,8 @@ void register_quantized_ops();
 void register_float_ops();
 void register_layout_ops();
 void register_lstm_ops();
+void register_elementwise_ops();
+void register_tensor_ops();
 
 // SAME/VALID padding as TFLite computes it, for one spatial axis: the padding
 // before and after and the output size.

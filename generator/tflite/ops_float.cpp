@@ -292,6 +292,64 @@ void batch_matmul(ImportContext& c, const Operator& op) {
   c.add(op, "MatMul", {av, bv}, {c.output_value(op, 0)});
 }
 
+// TRANSPOSE_CONV (output_shape, weights [O, kh, kw, I], input, optional bias).
+// TFLite takes its padding from a forward convolution of the output's size
+// (SAME: total (ceil(out / s) - 1) * s + k - out, the odd one at the end); each
+// input pixel i adds its taps at i * s - pad_before, and what falls outside
+// [0, out) is dropped. ONNX ConvTranspose does the same with pads [before, end]
+// where end = s * (in - 1) + k - before - out, or, when that is negative, zero
+// pads at the end and output_padding -end (rows that only the bias reaches).
+void transpose_conv(ImportContext& c, const Operator& op) {
+  c.require_arity(op, 3, 4, 1);
+  const Tensor &w = c.input(op, 1), &x = c.input(op, 2), &y = c.output(op, 0);
+  check_float(c, op, {&w, &x, &y});
+  c.require_rank(op, x, 4);
+  c.require_rank(op, w, 4);
+  c.require_rank(op, y, 4);
+  const auto* o = c.options<fb::TransposeConvOptions>(op);
+  const std::vector<int64_t> out_shape = c.constant_input(op, 0)->to_int64s();
+  if (out_shape != y.shape)
+    c.fail(op, "output_shape " + shape_str(out_shape) + " differs from the output's shape " + shape_str(y.shape));
+  const int64_t cout = w.shape[0], kh = w.shape[1], kw = w.shape[2];
+  if (w.shape[3] != x.shape[3] || y.shape[3] != cout || y.shape[0] != x.shape[0])
+    c.fail(op, "filter " + shape_str(w.shape) + " does not fit input " + shape_str(x.shape) + " and output " +
+                   shape_str(y.shape));
+  const int64_t strides[2] = {o->stride_h(), o->stride_w()};
+  if (strides[0] <= 0 || strides[1] <= 0) c.fail(op, "strides must be positive");
+  if (o->padding() != fb::Padding::SAME && o->padding() != fb::Padding::VALID) c.fail(op, "unknown padding");
+  const int64_t k[2] = {kh, kw};
+  std::vector<int64_t> pads(4, 0), out_pad(2, 0);
+  for (int d = 0; d < 2; ++d) {
+    const int64_t in = x.shape[size_t(1 + d)], out = y.shape[size_t(1 + d)];
+    const AxisPadding fwd = tflite_padding(o->padding(), out, k[d], strides[d], 1);
+    if (fwd.out != in)
+      c.fail(op, "an input of size " + std::to_string(in) + " does not give an output of " + std::to_string(out) +
+                     " with this filter, stride and padding");
+    const int64_t end = strides[d] * (in - 1) + k[d] - fwd.before - out;
+    pads[size_t(d)] = fwd.before;
+    pads[size_t(2 + d)] = std::max<int64_t>(end, 0);
+    out_pad[size_t(d)] = std::max<int64_t>(-end, 0);
+  }
+  // [O, kh, kw, I] -> ONNX's [I, O, kh, kw] (one group).
+  std::vector<Value*> ins{transposed(c, op, c.value(op, 2), kToNchw, "to_nchw"),
+                          c.constant(op, c.constant_input(op, 1)->transposed({3, 0, 1, 2}), "weights_iohw")};
+  if (c.has_input(op, 3)) {
+    const Tensor& b = c.input(op, 3);
+    c.constant_input(op, 3);
+    c.require_dtype(op, b, DType::Float32);
+    if (b.shape != Shape{cout}) c.fail(op, "bias " + b.quoted() + " must be [" + std::to_string(cout) + "]");
+    ins.push_back(c.value(op, 3));
+  }
+  Value* z = c.temp(op, DType::Float32, {y.shape[0], cout, y.shape[1], y.shape[2]}, "nchw");
+  Node* n = c.add(op, "ConvTranspose", ins, {z});
+  n->attrs["strides"] = std::vector<int64_t>{strides[0], strides[1]};
+  n->attrs["pads"] = pads;
+  n->attrs["output_padding"] = out_pad;
+  n->attrs["kernel_shape"] = std::vector<int64_t>{kh, kw};
+  Value* a = activation(c, op, o->fused_activation_function(), z, nullptr);
+  c.add(op, "Transpose", {a}, {c.output_value(op, 0)}, "to_nhwc")->attrs["perm"] = kToNhwc;
+}
+
 }  // namespace
 
 void register_float_ops() {
@@ -316,6 +374,7 @@ void register_float_ops() {
   register_op(B::HARD_SWISH, F, [](ImportContext& c, const Operator& op) { unary(c, op, "HardSwish"); });
   register_op(B::RESIZE_BILINEAR, F, resize_bilinear);
   register_op(B::BATCH_MATMUL, F, batch_matmul);
+  register_op(B::TRANSPOSE_CONV, OpFlavor::Any, transpose_conv);  // input 0 is the int32 output shape
 }
 
 }  // namespace kiln::tflite

@@ -19,22 +19,11 @@ void quantize_int8_to_int8(ImportContext& c, const Operator& op);  // ops_quanti
 
 namespace {
 
-// Quantized data movement keeps the bytes: the output must carry the input's
-// quantization (TFLite's kernels copy bytes too, and the converter writes equal
-// parameters), or the result would be silently reinterpreted.
-void require_same_quantization(ImportContext& c, const Operator& op, const Tensor& a, const Tensor& b) {
-  if (a.dtype != b.dtype)
-    c.fail(op, "input " + a.quoted() + " is " + dtype_name(a.dtype) + " but output " + b.quoted() + " is " +
-                   dtype_name(b.dtype));
-  if (a.quant.scale != b.quant.scale || a.quant.zero_point != b.quant.zero_point)
-    c.fail(op, "input " + a.quoted() + " and output " + b.quoted() + " have different quantization");
-}
-
 // RESHAPE, SQUEEZE, EXPAND_DIMS: the output tensor's shape says it all.
 void reshape(ImportContext& c, const Operator& op, size_t max_inputs) {
   c.require_arity(op, 1, max_inputs, 1);
   const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
-  require_same_quantization(c, op, x, y);
+  c.require_same_quantization(op, x, y);
   if (shape_elements(x.shape) != shape_elements(y.shape))
     c.fail(op, "cannot reshape " + shape_str(x.shape) + " to " + shape_str(y.shape));
   c.add(op, "Reshape", {c.value(op, 0), c.int64s(op, y.shape, "shape")}, {c.output_value(op, 0)});
@@ -146,7 +135,7 @@ void concatenation(ImportContext& c, const Operator& op) {
 void pad(ImportContext& c, const Operator& op, bool v2) {
   c.require_arity(op, 2, v2 ? 3 : 2, 1);
   const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
-  require_same_quantization(c, op, x, y);
+  c.require_same_quantization(op, x, y);
   const auto p = const_ints(c, op, 1);
   const size_t rank = x.shape.size();
   if (p.size() != 2 * rank) c.fail(op, "paddings must be [rank, 2]");
@@ -175,7 +164,7 @@ void pad(ImportContext& c, const Operator& op, bool v2) {
 void transpose(ImportContext& c, const Operator& op) {
   c.require_arity(op, 2, 2, 1);
   const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
-  require_same_quantization(c, op, x, y);
+  c.require_same_quantization(op, x, y);
   auto perm = const_ints(c, op, 1);
   if (perm.size() != x.shape.size() || y.shape.size() != x.shape.size())
     c.fail(op, "perm does not match the input and output rank");
@@ -196,7 +185,7 @@ void transpose(ImportContext& c, const Operator& op) {
 void depth_to_space(ImportContext& c, const Operator& op) {
   c.require_arity(op, 1, 1, 1);
   const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
-  require_same_quantization(c, op, x, y);
+  c.require_same_quantization(op, x, y);
   c.require_rank(op, x, 4);
   const int64_t b = c.options<fb::DepthToSpaceOptions>(op)->block_size();
   if (b < 1 || x.shape[3] % (b * b) != 0)
@@ -244,7 +233,7 @@ void slice_to(ImportContext& c, const Operator& op, const std::vector<int64_t>& 
 void slice(ImportContext& c, const Operator& op) {
   c.require_arity(op, 3, 3, 1);
   const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
-  require_same_quantization(c, op, x, y);
+  c.require_same_quantization(op, x, y);
   const auto begin = const_ints(c, op, 1), size = const_ints(c, op, 2);
   const size_t rank = x.shape.size();
   if (begin.size() != rank || size.size() != rank) c.fail(op, "begin and size must have one entry per axis");
@@ -261,7 +250,7 @@ void slice(ImportContext& c, const Operator& op) {
 void strided_slice(ImportContext& c, const Operator& op) {
   c.require_arity(op, 3, 4, 1);
   const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
-  require_same_quantization(c, op, x, y);
+  c.require_same_quantization(op, x, y);
   const auto* o = c.options<fb::StridedSliceOptions>(op);
   if (o->ellipsis_mask() != 0 || o->new_axis_mask() != 0)
     c.fail(op, "ellipsis_mask and new_axis_mask are not supported");
@@ -310,7 +299,7 @@ void split(ImportContext& c, const Operator& op) {
   if (n == 0 || x.shape[axis] % n != 0) c.fail(op, "the axis does not split into " + std::to_string(n) + " parts");
   std::vector<Value*> outs;
   for (size_t i = 0; i < op.outputs.size(); ++i) {
-    require_same_quantization(c, op, x, c.output(op, i));
+    c.require_same_quantization(op, x, c.output(op, i));
     Shape s = x.shape;
     s[axis] /= n;
     if (c.output(op, i).shape != s) c.fail(op, "output " + std::to_string(i) + " has the wrong shape");
@@ -357,7 +346,7 @@ void unpack(ImportContext& c, const Operator& op) {
   s->attrs["axis"] = axis;
   for (size_t i = 0; i < op.outputs.size(); ++i) {
     const Tensor& y = c.output(op, i);
-    require_same_quantization(c, op, x, y);
+    c.require_same_quantization(op, x, y);
     if (shape_elements(y.shape) != shape_elements(part)) c.fail(op, "output " + std::to_string(i) + " has the wrong size");
     c.add(op, "Reshape", {parts[i], c.int64s(op, y.shape, "shape")}, {c.output_value(op, i)}, "squeeze_" + std::to_string(i));
   }
@@ -379,7 +368,7 @@ int64_t nearest_source(int64_t out_index, int64_t in_size, int64_t out_size, boo
 void resize_nearest_neighbor(ImportContext& c, const Operator& op) {
   c.require_arity(op, 2, 2, 1);
   const Tensor &x = c.input(op, 0), &y = c.output(op, 0);
-  require_same_quantization(c, op, x, y);
+  c.require_same_quantization(op, x, y);
   c.require_rank(op, x, 4);
   c.require_rank(op, y, 4);
   const auto* o = c.options<fb::ResizeNearestNeighborOptions>(op, false);

@@ -19,10 +19,19 @@ void register_all_ops() {
     tflite::register_float_ops();
     tflite::register_layout_ops();
     tflite::register_lstm_ops();
+    tflite::register_elementwise_ops();
+    tflite::register_tensor_ops();
   });
 }
 
 }  // namespace
+
+std::vector<TfliteOperatorMapping> tflite_operator_mappings() {
+  register_all_ops();
+  std::vector<TfliteOperatorMapping> out;
+  for (const auto& m : tflite::registered_mappings()) out.push_back({m.code, m.int8, m.float32, m.any});
+  return out;
+}
 
 std::unique_ptr<Graph> import_tflite_model(const tflite::Model& model, const std::string& file) {
   register_all_ops();

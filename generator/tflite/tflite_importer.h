@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "ir/graph.h"
 #include "tflite/tflite_file.h"
@@ -21,5 +22,13 @@ namespace kiln {
 std::unique_ptr<Graph> import_tflite(const std::filesystem::path& model_path);
 // The same from an already loaded model (tests).
 std::unique_ptr<Graph> import_tflite_model(const tflite::Model& model, const std::string& file);
+
+// The builtin operator codes the importer maps, each with the flavors registered
+// for it (int8, float32, or one mapping for every dtype).
+struct TfliteOperatorMapping {
+  int32_t code = 0;
+  bool int8 = false, float32 = false, any = false;
+};
+std::vector<TfliteOperatorMapping> tflite_operator_mappings();
 
 }  // namespace kiln

@@ -383,22 +383,10 @@ fs::path default_cache_dir() {
   return {};
 }
 
-VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const VerifyOptions& opt) {
-  Board board = load_board(opt.board);
-  VerifyReport report;
-  report.cases.resize(cases.size());
-  for (size_t i = 0; i < cases.size(); ++i) report.cases[i].name = cases[i].name;
-  fs::create_directories(opt.work_dir);
-  fs::path obj_dir = opt.work_dir / "obj";
-  fs::create_directories(obj_dir);
-  Builder b(board, opt);
-  auto fail = [&](const std::string& why) {
-    report.failure = why;
-    report.log = b.log;
-    return report;
-  };
+namespace {
 
-  // The runtime files every module needs (the modules list them), once each.
+// The runtime files every module needs (the modules list them), once each.
+std::vector<std::string> runtime_files_of(const std::vector<VerifyCase>& cases) {
   std::set<std::string> crt_files;
   for (const auto& c : cases) {
     if (c.module->crt_sources.empty()) {
@@ -407,8 +395,22 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
     }
     crt_files.insert(c.module->crt_sources.begin(), c.module->crt_sources.end());
   }
+  return {crt_files.begin(), crt_files.end()};
+}
+
+// Builds the test image of `cases` for the board: the runtime, the board support,
+// every module once and the test data, linked into one executable. Returns its
+// path, or an empty path with report->failure (and report->log) set.
+fs::path build_test_image(const std::vector<VerifyCase>& cases, const VerifyOptions& opt, const Board& board,
+                          Builder& b, VerifyReport* report) {
+  auto fail = [&](const std::string& why) {
+    report->failure = why;
+    report->log = b.log;
+    return fs::path();
+  };
+  const std::vector<std::string> crt_files = runtime_files_of(cases);
   progress_stage("building the runtime for " + board.name + " (" + std::to_string(crt_files.size()) + " files)");
-  std::vector<std::string> crt_objs = b.crt_objects({crt_files.begin(), crt_files.end()});
+  std::vector<std::string> crt_objs = b.crt_objects(crt_files);
   if (crt_objs.empty()) return fail("the runtime did not build for board " + in_quotes(board.name));
   std::vector<std::string> board_objs = b.board_objects();
   if (board_objs.empty() && !board.sources.empty())
@@ -416,6 +418,7 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
 
   fs::path common = kiln_home() / "boards" / "common";
   fs::path crt_include = kiln_home() / "crt" / "include";
+  const fs::path obj_dir = opt.work_dir / "obj";
   std::vector<std::string> objects;
   std::vector<CompileJob> module_jobs;
   int k = 0;
@@ -455,18 +458,24 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
   progress_stage("linking");
   ProcessResult lr = run_process(link, 300);
   if (lr.exit_code != 0) {
-    report.failure = "linking the image failed (the model may not fit the board's memory)";
-    report.log = command_line(link) + "\n" + lr.output;
-    return report;
+    report->failure = "linking the image failed (the model may not fit the board's memory)";
+    report->log = command_line(link) + "\n" + lr.output;
+    return fs::path();
   }
   if (!board.size_tool.empty()) {
     ProcessResult sr = run_process({board.size_tool, elf.string()}, 60);
     std::istringstream ss(sr.output);
     std::string header;
     std::getline(ss, header);
-    ss >> report.size.text >> report.size.data >> report.size.bss;
+    ss >> report->size.text >> report->size.data >> report->size.bss;
   }
+  return elf;
+}
 
+// Runs the image on the board and reads each case's status and output bytes from
+// its console into `report`.
+void run_test_image(const fs::path& elf, const std::vector<VerifyCase>& cases, const VerifyOptions& opt,
+                    const Board& board, VerifyReport* report) {
   std::vector<std::string> run;
   for (auto a : board.run) {
     for (size_t p; (p = a.find("{elf}")) != std::string::npos;) a.replace(p, 5, elf.string());
@@ -477,20 +486,24 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
   progress_stage("");
   bool done = false;
   // QEMU's semihosting console writes to stderr, the host runner to stdout.
-  parse_run_output(rr.output + "\n" + rr.error, cases, &report, &done);
+  parse_run_output(rr.output + "\n" + rr.error, cases, report, &done);
   if (rr.timed_out) {
-    report.failure = "the run timed out after " + std::to_string(int(opt.timeout_s)) + " s";
+    report->failure = "the run timed out after " + std::to_string(int(opt.timeout_s)) + " s";
   } else if (!done) {
-    report.failure = "the run ended early (exit code " + std::to_string(rr.exit_code) + ")";
+    report->failure = "the run ended early (exit code " + std::to_string(rr.exit_code) + ")";
   }
-  report.log = rr.error;
+  report->log = rr.error;
   if (!done) {
     // Keep the tail of the console output: it shows the crash or sanitizer report.
     std::string tail = rr.output.size() > 4000 ? rr.output.substr(rr.output.size() - 4000) : rr.output;
-    report.log += tail;
+    report->log += tail;
   }
+}
+
+// Each case that ran and returned success passes when every output matches.
+void compare_case_outputs(const std::vector<VerifyCase>& cases, const VerifyOptions& opt, VerifyReport* report) {
   for (size_t i = 0; i < cases.size(); ++i) {
-    auto& c = report.cases[i];
+    auto& c = report->cases[i];
     const auto& vc = cases[i];
     if (!c.ran || c.status != 0) continue;
     bool pass = true;
@@ -502,6 +515,22 @@ VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const Verify
     }
     c.pass = pass;
   }
+}
+
+}  // namespace
+
+VerifyReport run_verify_cases(const std::vector<VerifyCase>& cases, const VerifyOptions& opt) {
+  Board board = load_board(opt.board);
+  VerifyReport report;
+  report.cases.resize(cases.size());
+  for (size_t i = 0; i < cases.size(); ++i) report.cases[i].name = cases[i].name;
+  fs::create_directories(opt.work_dir);
+  fs::create_directories(opt.work_dir / "obj");
+  Builder b(board, opt);
+  const fs::path elf = build_test_image(cases, opt, board, b, &report);
+  if (elf.empty()) return report;
+  run_test_image(elf, cases, opt, board, &report);
+  compare_case_outputs(cases, opt, &report);
   return report;
 }
 

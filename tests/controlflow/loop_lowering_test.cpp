@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <map>
 
-#include "../import/model_builder.h"
+#include "../onnx/model_builder.h"
 #include "../support/expect_contains.h"
 #include "controlflow/control_flow.h"
 #include "driver/pipeline.h"

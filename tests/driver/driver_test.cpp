@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "../support/expect_contains.h"
-#include "../import/model_builder.h"
+#include "../onnx/model_builder.h"
 #include "bufferize/bufferize.h"
 #include "cli/pool_flags.h"
 #include "driver/compile.h"

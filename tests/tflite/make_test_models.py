@@ -870,6 +870,328 @@ def float_reshape_rank0():
                   for xv in inputs], ("x", ["y"])
 
 
+
+def float_math():
+    """TFLM's element-wise float operators: the unary math (ABS, CEIL, FLOOR,
+    ROUND on exact ties, NEG, RELU6, SIN, COS, EXP, ELU, SQUARE, SQRT, RSQRT, LOG), the
+    binary ones (DIV with a fused RELU6, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE,
+    FLOOR_DIV), summed by ADD_N; the six comparisons and LOGICAL_AND / OR / NOT
+    feeding SELECT_V2, and CAST bool -> float32 and float32 -> int32."""
+    import numpy as np
+    rng = np.random.default_rng(31)
+    fm = FloatModel()
+    S = [1, 4, 6, 3]
+    T = lambda name, data=None, tt=None, shape=S: fm.tensor(name, shape, data, tt)
+    x = T("x")
+    c = (rng.integers(-8, 9, 3) / 4).astype(np.float32)
+    cv = T("c", c, shape=[3])
+    half = T("half", np.array(0.5, np.float32), shape=[])
+    pos = T("pos")
+    absx = T("abs")
+    fm.op(OP.ABS, [x], [absx])
+    fm.op(OP.ADD, [absx, half], [pos], BO.AddOptions, options("AddOptions"))
+    unary = {}
+    for code, name, src in [(OP.CEIL, "ceil", x), (OP.FLOOR, "floor", x), (OP.ROUND, "round", x), (OP.NEG, "neg", x),
+                            (OP.SIN, "sin", x), (OP.COS, "cos", x), (OP.EXP, "exp", x), (OP.ELU, "elu", x),
+                            (OP.SQUARE, "square", x), (OP.SQRT, "sqrt", pos), (OP.RSQRT, "rsqrt", pos),
+                            (OP.LOG, "log", pos)]:
+        unary[name] = T(name)
+        fm.op(code, [src], [unary[name]])
+    relu6 = T("relu6")
+    fm.op(OP.RELU6, [x], [relu6])
+    rounding = T("rounding")
+    fm.op(OP.ADD_N, [absx, unary["ceil"], unary["floor"], unary["round"], unary["neg"], relu6], [rounding])
+    transcendental = T("transcendental")
+    fm.op(OP.ADD_N, [unary[k] for k in ("sin", "cos", "exp", "elu", "square", "sqrt", "rsqrt", "log")], [transcendental])
+    binary = {}
+    for code, name, a, b, ot, o in [
+            (OP.DIV, "div_relu6", x, pos, BO.DivOptions, options("DivOptions", FusedActivationFunction=ACT.RELU6)),
+            (OP.MAXIMUM, "maximum", x, cv, None, None), (OP.MINIMUM, "minimum", x, cv, None, None),
+            (OP.SQUARED_DIFFERENCE, "squared_difference", x, cv, None, None),
+            (OP.FLOOR_DIV, "floor_div", x, pos, None, None)]:
+        binary[name] = T(name)
+        fm.op(code, [a, b], [binary[name]], ot, o)
+    binaries = T("binaries")
+    fm.op(OP.ADD_N, list(binary.values()), [binaries])
+    B = lambda name: T(name, tt=TT.BOOL)
+    cmp = {}
+    for code, name, a, b in [(OP.EQUAL, "is_integral", unary["floor"], unary["ceil"]), (OP.LESS, "less", x, cv),
+                             (OP.GREATER_EQUAL, "greater_equal", x, cv), (OP.NOT_EQUAL, "not_equal", x, cv),
+                             (OP.LESS_EQUAL, "less_equal", x, cv), (OP.GREATER, "greater", x, cv)]:
+        cmp[name] = B(name)
+        fm.op(code, [a, b], [cmp[name]])
+    both, either, neither, cond = B("both"), B("either"), B("neither"), B("cond")
+    fm.op(OP.LOGICAL_AND, [cmp["less_equal"], cmp["is_integral"]], [both])
+    fm.op(OP.LOGICAL_OR, [cmp["greater"], cmp["not_equal"]], [either])
+    fm.op(OP.LOGICAL_NOT, [either], [neither])
+    fm.op(OP.LOGICAL_OR, [both, neither], [cond])
+    selected = T("selected")
+    fm.op(OP.SELECT_V2, [cond, x, unary["neg"]], [selected])
+    cond_f, ge_f = T("cond_f32"), T("greater_equal_f32")
+    fm.op(OP.CAST, [cond], [cond_f])
+    fm.op(OP.CAST, [cmp["greater_equal"]], [ge_f])
+    less_or_cond = T("flags")
+    fm.op(OP.ADD, [cond_f, ge_f], [less_or_cond], BO.AddOptions, options("AddOptions"))
+    truncated = T("truncated", tt=TT.INT32)
+    fm.op(OP.CAST, [transcendental], [truncated])
+    fm.m["inputs"] = [x]
+    fm.m["outputs"] = [rounding, transcendental, binaries, selected, less_or_cond, truncated]
+
+    def evaluate(xv):
+        f = np.float32
+        p = np.abs(xv) + f(0.5)
+        rnd = np.abs(xv) + np.ceil(xv) + np.floor(xv) + np.round(xv) - xv + np.clip(xv, 0, 6)
+        elu = np.where(xv > 0, xv, np.expm1(xv.astype(np.float64)).astype(f))
+        tr = (np.sin(xv) + np.cos(xv) + np.exp(xv) + elu + xv * xv + np.sqrt(p) + f(1) / np.sqrt(p) + np.log(p)).astype(f)
+        bi = (np.clip(xv / p, 0, 6) + np.maximum(xv, c) + np.minimum(xv, c) + (xv - c) * (xv - c) +
+              np.floor(xv / p)).astype(f)
+        integral = np.floor(xv) == np.ceil(xv)
+        cond = ((xv <= c) & integral) | ~((xv > c) | (xv != c))
+        sel = np.where(cond, xv, -xv).astype(f)
+        flags = (cond.astype(f) + (xv >= c).astype(f)).astype(f)
+        return [rnd.astype(f), tr, bi, sel, flags, tr.astype(np.int32)]
+
+    # Multiples of 1/4 in [-3, 3]: ties for ROUND, integral values for EQUAL, equal values for the comparisons.
+    inputs = [(rng.integers(-12, 13, S) / 4).astype(np.float32) for _ in range(2)]
+    return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("x", ["rounding", "transcendental", "binaries", "selected",
+                                                                "flags", "truncated"])
+
+
+def float_tensor_ops():
+    """TFLM's float operators on whole tensors: SUM, REDUCE_MAX, REDUCE_MIN, ARG_MAX
+    (int32) and ARG_MIN (int64), GATHER, GATHER_ND, EMBEDDING_LOOKUP, FILL from a
+    run-time scalar, ZEROS_LIKE, BROADCAST_TO, SPLIT_V (with a -1 size), REVERSE_V2,
+    MIRROR_PAD (REFLECT), SPACE_TO_DEPTH, CUMSUM (exclusive, reverse),
+    L2_NORMALIZATION, LOG_SOFTMAX, PRELU, SHAPE, DEPTH_TO_SPACE then RELU, and a float16 constant
+    through DEQUANTIZE."""
+    import numpy as np
+    rng = np.random.default_rng(32)
+    fm = FloatModel()
+    S = [1, 4, 6, 4]
+    i32 = lambda v: np.array(v, np.int32)
+    T = lambda name, shape, data=None, tt=None: fm.tensor(name, shape, data, tt)
+    I = lambda name, v: T(name, list(np.array(v).shape), i32(v), TT.INT32)
+    x = T("x", S)
+    red = lambda opts=True: (BO.ReducerOptions, options("ReducerOptions", KeepDims=opts))
+    out = {}
+
+    def node(code, name, shape, inputs, tt=None, ot=None, o=None):
+        out[name] = T(name, shape, tt=tt)
+        fm.op(code, inputs, [out[name]], ot, o)
+        return out[name]
+
+    node(OP.SUM, "sum", [1, 1, 1, 4], [x, I("sum_axes", [1, 2])], None, *red(True))
+    node(OP.REDUCE_MAX, "reduce_max", [1, 4, 6], [x, I("max_axes", [3])], None, *red(False))
+    node(OP.REDUCE_MIN, "reduce_min", [1, 4, 6, 1], [x, I("min_axes", [-1])], None, *red(True))
+    node(OP.ARG_MAX, "arg_max", [1, 4, 6], [x, I("argmax_axis", [3])], TT.INT32, BO.ArgMaxOptions,
+         options("ArgMaxOptions", OutputType=TT.INT32))
+    node(OP.ARG_MIN, "arg_min", [1, 6, 4], [x, I("argmin_axis", [1])], TT.INT64, BO.ArgMinOptions,
+         options("ArgMinOptions", OutputType=TT.INT64))
+    node(OP.GATHER, "gather", [1, 4, 6, 3], [x, I("gather_idx", [2, 0, 2])], None, BO.GatherOptions,
+         options("GatherOptions", Axis=3))
+    node(OP.GATHER_ND, "gather_nd", [2, 4], [x, I("gather_nd_idx", [[0, 1, 2], [0, 3, 5]])])
+    table = T("table", [24, 4])
+    fm.op(OP.RESHAPE, [x, I("table_shape", [24, 4])], [table], BO.ReshapeOptions,
+          options("ReshapeOptions"))
+    node(OP.EMBEDDING_LOOKUP, "embedding", [3, 4], [I("ids", [5, 0, 23]), table])
+    peak = node(OP.REDUCE_MAX, "peak", [], [x, I("all_axes", [0, 1, 2, 3])], None, *red(False))
+    node(OP.FILL, "fill", [2, 3], [I("fill_dims", [2, 3]), peak])
+    zeros = node(OP.ZEROS_LIKE, "zeros", S, [x])
+    broad = node(OP.BROADCAST_TO, "broadcast", S, [out["sum"], I("broadcast_shape", S)])
+    node(OP.ADD, "centered_plus_zero", S, [broad, zeros], None, BO.AddOptions, options("AddOptions"))
+    s1, s2 = T("split_first", [1, 4, 6, 1]), T("split_rest", [1, 4, 6, 3])
+    fm.op(OP.SPLIT_V, [x, I("sizes", [1, -1]), I("split_axis", 3)], [s1, s2], BO.SplitVOptions,
+          options("SplitVOptions", NumSplits=2))
+    out["split_first"], out["split_rest"] = s1, s2
+    node(OP.REVERSE_V2, "reverse", S, [x, I("reverse_axes", [1, 3])])
+    node(OP.MIRROR_PAD, "mirror_pad", [1, 7, 9, 4], [x, I("mirror_pads", [[0, 0], [1, 2], [2, 1], [0, 0]])], None,
+         BO.MirrorPadOptions, options("MirrorPadOptions", Mode=0))
+    node(OP.SPACE_TO_DEPTH, "space_to_depth", [1, 2, 3, 16], [x], None, BO.SpaceToDepthOptions,
+         options("SpaceToDepthOptions", BlockSize=2))
+    node(OP.CUMSUM, "cumsum", S, [x, I("cumsum_axis", 2)], None, BO.CumsumOptions,
+         options("CumsumOptions", Exclusive=True, Reverse=True))
+    node(OP.L2_NORMALIZATION, "l2_norm", S, [x], None, BO.L2NormOptions, options("L2NormOptions"))
+    node(OP.LOG_SOFTMAX, "log_softmax", S, [x])
+    alpha = (rng.standard_normal((1, 1, 4)) * 0.5).astype(np.float32)
+    node(OP.PRELU, "prelu", S, [x, T("alpha", [1, 1, 4], alpha)])
+    node(OP.SHAPE, "shape", [4], [x], TT.INT32, BO.ShapeOptions, options("ShapeOptions", OutType=TT.INT32))
+    node(OP.DEPTH_TO_SPACE, "depth_to_space", S, [out["space_to_depth"]], None, BO.DepthToSpaceOptions,
+         options("DepthToSpaceOptions", BlockSize=2))
+    node(OP.RELU, "relu", S, [out["depth_to_space"]])
+    # TFLite's "float16 quantization": a float16 constant widened by DEQUANTIZE.
+    w16 = (rng.integers(-64, 65, 4) / 16).astype(np.float16)
+    w32 = node(OP.DEQUANTIZE, "w_dequantized", [4], [T("w16", [4], w16, TT.FLOAT16)])
+    node(OP.MUL, "scaled", S, [x, w32], None, BO.MulOptions, options("MulOptions"))
+    names = ["sum", "reduce_max", "reduce_min", "arg_max", "arg_min", "gather", "gather_nd", "embedding", "fill",
+             "centered_plus_zero", "split_first", "split_rest", "reverse", "mirror_pad", "space_to_depth", "cumsum",
+             "l2_norm", "log_softmax", "prelu", "shape", "relu", "scaled"]
+    fm.m["inputs"], fm.m["outputs"] = [x], [out[n] for n in names]
+
+    def evaluate(xv):
+        f = np.float32
+        sq = np.sqrt((xv.astype(np.float64) ** 2).sum(axis=-1, keepdims=True))
+        m = xv.max(axis=-1, keepdims=True)
+        lsm = (xv - m) - np.log(np.exp((xv - m).astype(np.float64)).sum(axis=-1, keepdims=True))
+        cs = np.flip(np.cumsum(np.flip(xv, 2), axis=2), 2) - xv  # exclusive, reverse
+        s2d = xv.reshape(1, 2, 2, 3, 2, 4).transpose(0, 1, 3, 2, 4, 5).reshape(1, 2, 3, 16)
+        return [xv.sum(axis=(1, 2), keepdims=True).astype(f), xv.max(axis=3), xv.min(axis=-1, keepdims=True),
+                xv.argmax(axis=3).astype(np.int32), xv.argmin(axis=1).astype(np.int64), xv[..., [2, 0, 2]],
+                np.stack([xv[0, 1, 2], xv[0, 3, 5]]), xv.reshape(24, 4)[[5, 0, 23]],
+                np.full((2, 3), xv.max(), f), np.broadcast_to(xv.sum(axis=(1, 2), keepdims=True), xv.shape).astype(f),
+                xv[..., :1], xv[..., 1:], xv[:, ::-1, :, ::-1],
+                np.pad(xv, ((0, 0), (1, 2), (2, 1), (0, 0)), mode="reflect"), s2d, cs.astype(f),
+                (xv / np.maximum(sq, 1e-6)).astype(f), lsm.astype(f), np.where(xv < 0, alpha * xv, xv).astype(f),
+                np.array(S, np.int32), np.maximum(xv, 0), (xv * w16.astype(f)).astype(f)]
+
+    # Multiples of 1/8: sums are exact; distinct enough for arg max / min to have one winner per row.
+    inputs = []
+    for _ in range(2):
+        v = rng.permutation(96).reshape(S).astype(np.float32) / 8 - 6
+        inputs.append(v.astype(np.float32))
+    return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("x", names)
+
+
+def np_transpose_conv(x, w, b, stride, out_hw, padding):
+    """TFLite's TRANSPOSE_CONV: every input pixel scatters its taps at i * s - pad;
+    pad from a forward conv of the output's size. w is [O, kh, kw, I]."""
+    import numpy as np
+    n, h, wd, _ = x.shape
+    o, kh, kw, _ = w.shape
+    oh, ow = out_hw
+
+    def pad_before(out, k):
+        if padding == "VALID":
+            return 0
+        fwd = (out + stride - 1) // stride
+        return max(0, (fwd - 1) * stride + k - out) // 2
+    pt, pl = pad_before(oh, kh), pad_before(ow, kw)
+    y = np.zeros((n, oh, ow, o), np.float64)
+    for i in range(h):
+        for j in range(wd):
+            for a in range(kh):
+                for c in range(kw):
+                    r, q = i * stride - pt + a, j * stride - pl + c
+                    if 0 <= r < oh and 0 <= q < ow:
+                        y[:, r, q, :] += x[:, i, j, :].astype(np.float64) @ w[:, a, c, :].T.astype(np.float64)
+    if b is not None:
+        y += b
+    return y
+
+
+def float_transpose_conv():
+    """TRANSPOSE_CONV as TFLite's converter writes it: SAME stride 2 with a bias and
+    a fused RELU, then VALID stride 1 without a bias (kernel 2x2)."""
+    import numpy as np
+    rng = np.random.default_rng(33)
+    fm = FloatModel()
+    i32 = lambda v: np.array(v, np.int32)
+    x = fm.tensor("x", [1, 3, 5, 4])
+    w1 = (rng.standard_normal((3, 3, 3, 4)) * 0.3).astype(np.float32)
+    b1 = (rng.standard_normal(3) * 0.1).astype(np.float32)
+    w2 = (rng.standard_normal((2, 2, 2, 3)) * 0.3).astype(np.float32)
+    y1 = fm.tensor("up", [1, 6, 10, 3])
+    y2 = fm.tensor("grown", [1, 7, 11, 2])
+    fm.op(OP.TRANSPOSE_CONV, [fm.tensor("shape1", [4], i32([1, 6, 10, 3]), TT.INT32), fm.tensor("w1", [3, 3, 3, 4], w1),
+                              x, fm.tensor("b1", [3], b1)], [y1], BO.TransposeConvOptions,
+          options("TransposeConvOptions", Padding=PAD.SAME, StrideW=2, StrideH=2, FusedActivationFunction=ACT.RELU))
+    fm.op(OP.TRANSPOSE_CONV, [fm.tensor("shape2", [4], i32([1, 7, 11, 2]), TT.INT32), fm.tensor("w2", [2, 2, 2, 3], w2),
+                              y1], [y2], BO.TransposeConvOptions,
+          options("TransposeConvOptions", Padding=PAD.VALID, StrideW=1, StrideH=1))
+    fm.m["inputs"], fm.m["outputs"] = [x], [y1, y2]
+
+    def evaluate(xv):
+        u = np.maximum(np_transpose_conv(xv, w1, b1, 2, (6, 10), "SAME"), 0).astype(np.float32)
+        return [u, np_transpose_conv(u, w2, None, 1, (7, 11), "VALID").astype(np.float32)]
+
+    inputs = [rng.standard_normal((1, 3, 5, 4)).astype(np.float32) for _ in range(2)]
+    return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("x", ["up", "grown"])
+
+
+
+def int8_tensor_ops():
+    """TFLM's byte-moving operators on int8 tensors, whose output keeps the input's
+    quantization: GATHER, GATHER_ND, REVERSE_V2, SPACE_TO_DEPTH, MIRROR_PAD,
+    BROADCAST_TO, SPLIT_V, REDUCE_MAX, ARG_MAX, DEPTH_TO_SPACE and SELECT_V2 (its
+    condition from a comparison of two int8 tensors of one quantization), and
+    RELU_N1_TO_1 (a clamp to the quantized [-1, 1] when the scales agree), PAD (with
+    the zero point), MAX_POOL_2D and RESIZE_NEAREST_NEIGHBOR (2x). TFLite's kernels copy or
+    compare the raw bytes; so must Kiln (exact)."""
+    import numpy as np
+    rng = np.random.default_rng(34)
+    fm = FloatModel()
+    S = [1, 4, 6, 4]
+    i32 = lambda v: np.array(v, np.int32)
+    Q = dict(scale=[0.05], zero_point=[-3])
+
+    def T(name, shape, data=None, tt=TT.INT8, q=True):
+        t = fm.tensor(name, shape, data, tt)
+        if q and tt == TT.INT8:
+            fm.m["tensors"][t].update(**Q)
+        return t
+    I = lambda name, v: T(name, list(np.array(v).shape), i32(v), TT.INT32)
+    x = T("x", S)
+    out = {}
+
+    def node(code, name, shape, inputs, tt=TT.INT8, ot=None, o=None):
+        out[name] = T(name, shape, tt=tt)
+        fm.op(code, inputs, [out[name]], ot, o)
+        return out[name]
+
+    node(OP.GATHER, "gather", [1, 4, 2, 4], [x, I("gather_idx", [5, 1])], TT.INT8, BO.GatherOptions,
+         options("GatherOptions", Axis=2))
+    node(OP.GATHER_ND, "gather_nd", [3, 4], [x, I("gather_nd_idx", [[0, 0, 0], [0, 3, 5], [0, 2, 1]])])
+    node(OP.REVERSE_V2, "reverse", S, [x, I("reverse_axes", [2])])
+    node(OP.SPACE_TO_DEPTH, "space_to_depth", [1, 2, 3, 16], [x], TT.INT8, BO.SpaceToDepthOptions,
+         options("SpaceToDepthOptions", BlockSize=2))
+    node(OP.MIRROR_PAD, "mirror_pad", [1, 6, 7, 4], [x, I("mirror_pads", [[0, 0], [2, 0], [0, 1], [0, 0]])], TT.INT8,
+         BO.MirrorPadOptions, options("MirrorPadOptions", Mode=0))
+    row = T("row", [1, 1, 6, 4])
+    fm.op(OP.SLICE, [x, I("row_begin", [0, 2, 0, 0]), I("row_size", [1, 1, 6, 4])], [row], BO.SliceOptions,
+          options("SliceOptions"))
+    node(OP.BROADCAST_TO, "broadcast", S, [row, I("broadcast_shape", S)])
+    s1, s2 = T("split_a", [1, 4, 6, 3]), T("split_b", [1, 4, 6, 1])
+    fm.op(OP.SPLIT_V, [x, I("sizes", [-1, 1]), I("split_axis", -1)], [s1, s2], BO.SplitVOptions,
+          options("SplitVOptions", NumSplits=2))
+    out["split_a"], out["split_b"] = s1, s2
+    node(OP.REDUCE_MAX, "reduce_max", [1, 1, 1, 4], [x, I("max_axes", [1, 2])], TT.INT8, BO.ReducerOptions,
+         options("ReducerOptions", KeepDims=True))
+    node(OP.ARG_MAX, "arg_max", [1, 4, 6], [x, I("argmax_axis", [-1])], TT.INT32, BO.ArgMaxOptions,
+         options("ArgMaxOptions", OutputType=TT.INT32))
+    flipped = out["reverse"]
+    cond = T("greater", S, tt=TT.BOOL)
+    fm.op(OP.GREATER, [x, flipped], [cond])
+    node(OP.SELECT_V2, "select", S, [cond, x, flipped])
+    node(OP.DEPTH_TO_SPACE, "depth_to_space", S, [out["space_to_depth"]], TT.INT8, BO.DepthToSpaceOptions,
+         options("DepthToSpaceOptions", BlockSize=2))
+    node(OP.RELU_N1_TO_1, "relu_n1_to_1", S, [x])
+    node(OP.PAD, "pad", [1, 5, 8, 4], [x, I("pads", [[0, 0], [1, 0], [0, 2], [0, 0]])], TT.INT8, BO.PadOptions,
+         options("PadOptions"))
+    node(OP.MAX_POOL_2D, "max_pool", [1, 2, 3, 4], [x], TT.INT8, BO.Pool2DOptions,
+         options("Pool2DOptions", Padding=PAD.VALID, StrideW=2, StrideH=2, FilterWidth=2, FilterHeight=2))
+    node(OP.RESIZE_NEAREST_NEIGHBOR, "resize_nearest", [1, 8, 12, 4], [x, I("resize_size", [8, 12])], TT.INT8,
+         BO.ResizeNearestNeighborOptions, options("ResizeNearestNeighborOptions"))
+    names = ["gather", "gather_nd", "reverse", "space_to_depth", "mirror_pad", "broadcast", "split_a", "split_b",
+             "reduce_max", "arg_max", "select", "depth_to_space", "relu_n1_to_1", "pad", "max_pool", "resize_nearest"]
+    fm.m["inputs"], fm.m["outputs"] = [x], [out[n] for n in names]
+
+    def evaluate(xv):
+        rev = xv[:, :, ::-1, :]
+        return [xv[:, :, [5, 1], :], np.stack([xv[0, 0, 0], xv[0, 3, 5], xv[0, 2, 1]]), rev,
+                xv.reshape(1, 2, 2, 3, 2, 4).transpose(0, 1, 3, 2, 4, 5).reshape(1, 2, 3, 16),
+                np.pad(xv, ((0, 0), (2, 0), (0, 1), (0, 0)), mode="reflect"),
+                np.broadcast_to(xv[:, 2:3], xv.shape).copy(), xv[..., :3], xv[..., 3:],
+                xv.max(axis=(1, 2), keepdims=True), xv.argmax(axis=-1).astype(np.int32),
+                np.where(xv > rev, xv, rev), xv,
+                # [-1, 1] on the scale 0.05, zero point -3: [-23, 17]
+                np.clip(xv, -23, 17).astype(np.int8),
+                np.pad(xv, ((0, 0), (1, 0), (0, 2), (0, 0)), constant_values=-3),  # the zero point
+                xv.reshape(1, 2, 2, 3, 2, 4).max(axis=(2, 4)),
+                xv.repeat(2, axis=1).repeat(2, axis=2)]
+
+    inputs = [rng.integers(-128, 128, S).astype(np.int8) for _ in range(2)]
+    return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("x", names)
+
+
 def write_float_model(name, model, cases, names):
     from onnx import numpy_helper
     folder = os.path.join(HERE, "models")
@@ -1011,6 +1333,10 @@ def main():
     write_float_model("int8_depthwise", *int8_depthwise())
     write_float_model("int8_dw_micro_speech", *int8_dw_micro_speech())
     write_float_model("float_reshape_rank0", *float_reshape_rank0())
+    write_float_model("float_math", *float_math())
+    write_float_model("float_tensor_ops", *float_tensor_ops())
+    write_float_model("float_transpose_conv", *float_transpose_conv())
+    write_float_model("int8_tensor_ops", *int8_tensor_ops())
 
     write(os.path.join(HERE, "models", "int8_misc.tflite"), build(int8_misc()))
 
@@ -1068,8 +1394,8 @@ def main():
     variant("graph_output_out_of_range", "output list refers to tensor 9", lambda m: m.update(outputs=[9]))
     variant("too_few_inputs", "CONV_2D (operator 0): has 1 inputs, expected 2 to 3",
             lambda m: m["operators"][0].update(inputs=[0]))
-    variant("unsupported_op", "GATHER (operator 1): this operator is not supported",
-            lambda m: m.update(opcodes=[OP.CONV_2D, OP.GATHER]))
+    variant("unsupported_op", "SVDF (operator 1): this operator is not supported",
+            lambda m: m.update(opcodes=[OP.CONV_2D, OP.SVDF]))
     variant("input_not_produced", "is neither a constant, a model input, nor the output of an earlier operator",
             lambda m: m["operators"].reverse())
     variant("zero_stride", "strides must be positive",

@@ -399,7 +399,7 @@ TEST(Import, OpsetAboveTheSupportedRangeIsRejected) {
   EXPECT_CONTAINS(msg, std::to_string(kNewestOpset));
 }
 
-// Opsets 18..21 are brought down to opset-17 forms (import/newer_opsets.h); the
+// Opsets 18..21 are brought down to opset-17 forms (onnx/newer_opsets.h); the
 // models of tests/e2e/models/newer_opsets/ check the results against numpy.
 TEST(Import, NewerOpsetIsImportedAtOpset17) {
   TempDir dir("import");

@@ -1,0 +1,1 @@
+BtranscendentalJ═w╨AО.╦@┴©Aw╨A!гD@*g8@┴©AJ#At*APg╒@w╨Af⌡eAPg╒@IаAA■B┘┌Б@&ЗH@&ЗH@О.╦@ц┬AA■Bw╨AJ#A╛┘М@∙6┤@д_e@47@┴©A╛┘М@Еw▒@&ЗH@t*A&ЗH@!гD@t*AJ#Aых║Aх√ГAIаAых║A0g[@&ЗH@┘┌Б@t*AО.╦@О.╦@┴©A∙6┤@A■B┘┌Б@О.╦@╜╬2@гzд@f⌡eAJ#AО.╦@J#AIаAых║A┴©A┴©Aгzд@*g8@╜╬2@w╨A╜╬2@!гD@ц┬A┘┌Б@A■B┬тAA┬тAA

@@ -1,0 +1,1 @@
+B	gather_ndJ_VªpŠa‚$[

@@ -1,0 +1,1 @@
+Bmax_poolJm^±[i;lliiva	$qCqtVp

@@ -1,0 +1,2 @@
+B
+reduce_maxJmqt

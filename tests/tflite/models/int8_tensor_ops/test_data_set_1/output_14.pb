@@ -1,0 +1,1 @@
+Bmax_poolJFkE}%BÃFnZ}ilGz^;ûxE|î0
