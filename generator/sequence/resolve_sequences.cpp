@@ -192,7 +192,7 @@ class Resolver {
   }
 
   // KilnSelect(cond, a, b) of two sequences (an If whose branches return
-  // sequences, controlflow/control_flow.cpp) -> one KilnSelect per element, the node
+  // sequences, controlflow/if_lowering.cpp) -> one KilnSelect per element, the node
   // becoming the SequenceConstruct of the selected elements. Both lists must have
   // the same length and element shapes (known at compile time); waits until they
   // are resolved.
