@@ -11,6 +11,7 @@
  * SMLATT (8 instructions), then per two outputs an LDM of their requantization
  * constants and SMMLAR, ASR, SSAT each.
  */
+#include "../asm_guard.h"
 #include "pk_s8.h"
 
 /* What a run of pixels needs (the asm reads it by these offsets). */
@@ -45,6 +46,14 @@ static void dwpk_pixels_c(const int8_t* x, const int32_t* packed, int8_t* y, con
 }
 
 #if KILN_S8_DSP && defined(__GNUC__)
+/* The offsets of dwpk_ctl_t that dwpk_3x3_dsp* read ([r3, #N]). */
+KILN_ASM_OFFSET(dwpk_ctl_t, tap_step, 0);
+KILN_ASM_OFFSET(dwpk_ctl_t, row_step, 4);
+KILN_ASM_OFFSET(dwpk_ctl_t, off2, 8);
+KILN_ASM_OFFSET(dwpk_ctl_t, n_blocks, 12);
+KILN_ASM_OFFSET(dwpk_ctl_t, x_step, 16);
+KILN_ASM_OFFSET(dwpk_ctl_t, n_pix, 20);
+
 /* r0 x, r1 stream, r2 y, r3 ctl. Registers: r0-r3 accumulators, r4/r5 input
  * halves, r6 window, r7 stream, r8/r9 weights, r10 tap step, r11 input offset,
  * r12 row step, lr outputs; on the stack the block loop's output end (pushed per
@@ -192,6 +201,20 @@ static void dwpl_row_c(const dwpl_ctl_t* k) {
 #endif
 
 #if KILN_S8_DSP && defined(__GNUC__)
+/* The offsets of dwpl_ctl_t that dwpl_row_dsp* read and write ([r0, #N], [r4, #N]),
+ * and the record of a channel: P0 T0 at byte 16, P1 T1 at 24, P2 T2 at 32, the
+ * multiplier and round_offset at 40, the exponent at 48, 52 bytes in all. */
+KILN_ASM_OFFSET(dwpl_ctl_t, x, 0);
+KILN_ASM_OFFSET(dwpl_ctl_t, d1, 4);
+KILN_ASM_OFFSET(dwpl_ctl_t, d2, 8);
+KILN_ASM_OFFSET(dwpl_ctl_t, plane, 12);
+KILN_ASM_OFFSET(dwpl_ctl_t, w, 16);
+KILN_ASM_OFFSET(dwpl_ctl_t, y, 20);
+KILN_ASM_OFFSET(dwpl_ctl_t, c, 24);
+KILN_ASM_OFFSET(dwpl_ctl_t, groups, 28);
+KILN_ASM_OFFSET(dwpl_ctl_t, tail, 32);
+KILN_ASM_CHECK(dwpl_record_bytes, DWPL_REC * 4 == 52);
+
 /* r0 ctl. Registers: r0-r3 the four outputs, r4-r6 an input row's words, r7/r8 P
  * and T, r9 the window's first row, r10 the channel's record, r11 d1, r12
  * outputs, lr the end of the full groups; on the stack d2, the output step, ctl
