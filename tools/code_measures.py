@@ -18,7 +18,7 @@ has a memory operand with an immediate offset from a base other than sp
 (`[r3, #20]`, `[%[q], #32]`, `[%[wp], #" woff "]`; a post-indexed walk `[r7], #8`
 and register offsets `[r6, r10]` are not) or an LDM without writeback
 (`ldm r3, {r4, r5}`: consecutive fields of a record). Such a block is *guarded*
-when its file holds, before it, a layout check: KILN_ASM_OFFSET / KILN_ASM_CHECK
+when its file holds a layout check: KILN_ASM_OFFSET / _CHECK / _EXPECT
 (crt/src/kernels/asm_guard.h) or `offsetof(...) ==`. The check is per file, not
 per struct: a file with a check for one struct and a block reading another
 counts as guarded; the asm_guard.h comment asks for one check per field read.
@@ -91,7 +91,7 @@ def functions(path):
 ASM_STATEMENT = re.compile(r"\b__asm__\s*(volatile\s*)?\(")
 PIN = re.compile(r"\b__asm__\s*\(\s*\"(r\d+|lr|ip|fp)\"\s*\)")
 FIXED_OFFSET = re.compile(r"\[\s*(%\[\w+\]|r\d+|lr|ip|fp)\s*,\s*#|\bldm(ia)?(\.w)?\s+(%\[\w+\]|r\d+|lr|ip)\s*,")
-LAYOUT_CHECK = re.compile(r"\bKILN_ASM_OFFSET\s*\(|\bKILN_ASM_CHECK\s*\(|offsetof\s*\([^)]*\)\s*==")
+LAYOUT_CHECK = re.compile(r"\bKILN_ASM_(OFFSET|CHECK|EXPECT)\s*\(|offsetof\s*\([^)]*\)\s*==")
 
 
 def macros(text):
@@ -140,7 +140,7 @@ def asm_measures():
             if not FIXED_OFFSET.search(body):
                 continue
             fixed += 1
-            if not LAYOUT_CHECK.search(text[:m.start()]):
+            if not LAYOUT_CHECK.search(text):
                 unguarded += 1
                 worst.append(f"{os.path.relpath(p, ROOT)}:{text.count(chr(10), 0, m.start()) + 1}")
         lines = text.split("\n")

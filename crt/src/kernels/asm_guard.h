@@ -7,6 +7,8 @@
  *
  *   KILN_ASM_OFFSET(type, field, offset)  offsetof(type, field) == offset
  *   KILN_ASM_CHECK(name, condition)       any other constant fact the asm relies on
+ *   KILN_ASM_EXPECT(condition);           the same as a statement, inside a function
+ *                                         (a fact about a local: an array's length)
  *
  * The runtime is C99 (-std=c99 -pedantic), which has no _Static_assert. Under
  * C11 and later the checks are _Static_assert with a message; under C99 each is
@@ -28,5 +30,6 @@
   extern char kiln_asm_offset_##type##_##field[offsetof(type, field) == (offset) ? 1 : -1]
 #define KILN_ASM_CHECK(name, condition) extern char kiln_asm_check_##name[(condition) ? 1 : -1]
 #endif
+#define KILN_ASM_EXPECT(condition) ((void)sizeof(char[(condition) ? 1 : -1]))
 
 #endif /* KILN_ASM_GUARD_H */

@@ -79,6 +79,12 @@ KILN_ASM_OFFSET(dwpk_ctl_t, n_pix, 20);
   "ssat " a ", #8, " a "\n\t"
 #define DWPK_CORR1(r, a) "add " r ", " r ", " a ", asr #31\n\t"
 #define DWPK_CORR0(r, a)
+/* Register contract: an AAPCS function the compiler calls (noinline) but does not
+ * frame (naked). In: r0 x, r1 the stream, r2 y, r3 ctl (dwpk_ctl_t, read only). It pushes r4-r11 and lr first and returns by
+ * popping them with pc, so r4-r11, lr's return address and sp are as on entry;
+ * r0-r3, r12 and the flags are clobbered (caller-saved); no FPU or MVE register
+ * is used and nothing is called. Stack: 56 bytes (36 pushed + 20 of locals, of which 4 pushed per pixel).
+ * Writes: y only. */
 #define DWPK_UNUSED __attribute__((unused))
 #define DWPK_ASM(name, corr)                                                                                  \
   __attribute__((naked, noinline)) static void name(DWPK_UNUSED const int8_t* x, DWPK_UNUSED const int32_t* wp, \
@@ -250,6 +256,12 @@ KILN_ASM_CHECK(dwpl_record_bytes, DWPL_REC * 4 == 52);
   "ldr r6, [r10, #48]\n\t" DWPL_RQ("r0", corr) DWPL_RQ("r1", corr)         \
   DWPL_RQ("r2", corr) DWPL_RQ("r3", corr)                                  \
   "ldr r7, [sp, #4]\n\t"
+/* Register contract: an AAPCS function the compiler calls (noinline) but does not
+ * frame (naked). In: r0 ctl (dwpl_ctl_t). It pushes r4-r11 and lr first and returns by
+ * popping them with pc, so r4-r11, lr's return address and sp are as on entry;
+ * r0-r3, r12 and the flags are clobbered (caller-saved); no FPU or MVE register
+ * is used and nothing is called. Stack: 52 bytes (36 pushed + 16 of locals).
+ * Writes: the row's outputs through ctl->y, and ctl's x, w and y (moved to the next channel). */
 #define DWPL_UNUSED __attribute__((unused))
 #define DWPL_ASM(name, corr)                                                               \
   __attribute__((naked, noinline)) static void name(DWPL_UNUSED const dwpl_ctl_t* k) {     \
@@ -317,6 +329,12 @@ KILN_ASM_CHECK(dwpl_record_bytes, DWPL_REC * 4 == 52);
 DWPL_ASM(dwpl_row_dsp0, DWPL_CORR0)
 DWPL_ASM(dwpl_row_dsp1, DWPL_CORR1)
 
+/* Register contract: an AAPCS function the compiler calls (noinline) but does not
+ * frame (naked). In: r0 src, r1 c, r2 off2, r3 d (int32 d[0] plane 0, d[1] bytes between planes, d[2] pairs). It pushes r4-r11 and lr first and returns by
+ * popping them with pc, so r4-r11, lr's return address and sp are as on entry;
+ * r0-r3, r12 and the flags are clobbered (caller-saved); no FPU or MVE register
+ * is used and nothing is called. Stack: 36 bytes (36 pushed + 0 of locals).
+ * Writes: the four planes. */
 /* n >= 1 pixel pairs from src (c bytes apart) widened into the four planes from
  * d[0] (d[1] bytes apart): per pair two LDR, four SXTAB16 (offset added), four
  * PKH and four STR (17 instructions for eight values). */
