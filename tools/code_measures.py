@@ -7,7 +7,23 @@
   brace; a function whose first comment line says "Long because:" is listed apart),
 - the largest source files in generator/,
 - std::function and thread_local uses in generator/lower/,
-- __asm__ blocks in crt/ and how many of them have no offsetof check in their file.
+- __asm__ blocks in crt/: how many access memory at fixed offsets and have no
+  offset check, register pins, naked functions without a register contract.
+
+An __asm__ block is an asm statement (`__asm__ [volatile] (...)`); a register pin
+(`register int32_t m __asm__("r8")`) is counted apart. A block's text is the
+statement with its file's macros expanded (asm text is often built by macros:
+DWPK_ROW, KILN_PK_STEP). A block *accesses memory at fixed offsets* when its text
+has a memory operand with an immediate offset from a base other than sp
+(`[r3, #20]`, `[%[q], #32]`, `[%[wp], #" woff "]`; a post-indexed walk `[r7], #8`
+and register offsets `[r6, r10]` are not) or an LDM without writeback
+(`ldm r3, {r4, r5}`: consecutive fields of a record). Such a block is *guarded*
+when its file holds a layout check: KILN_ASM_OFFSET / _CHECK / _EXPECT
+(crt/src/kernels/asm_guard.h) or `offsetof(...) ==`. The check is per file, not
+per struct: a file with a check for one struct and a block reading another
+counts as guarded; the asm_guard.h comment asks for one check per field read.
+A naked function has a register contract when a comment line within the 30 lines
+above its definition holds "Register contract:".
 
 A function is found by its shape, not parsed: a line that ends in '{', holds a '('
 and starts like a declaration (not if/for/while/switch/else/do/namespace/class/
@@ -72,6 +88,75 @@ def functions(path):
     return out
 
 
+ASM_STATEMENT = re.compile(r"\b__asm__\s*(volatile\s*)?\(")
+PIN = re.compile(r"\b__asm__\s*\(\s*\"(r\d+|lr|ip|fp)\"\s*\)")
+FIXED_OFFSET = re.compile(r"\[\s*(%\[\w+\]|r\d+|lr|ip|fp)\s*,\s*#|\bldm(ia)?(\.w)?\s+(%\[\w+\]|r\d+|lr|ip)\s*,")
+LAYOUT_CHECK = re.compile(r"\bKILN_ASM_(OFFSET|CHECK|EXPECT)\s*\(|offsetof\s*\([^)]*\)\s*==")
+
+
+def macros(text):
+    """The file's #define bodies by name (continuation lines joined)."""
+    out = {}
+    for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+(\w+)((?:[^\n]*\\\n)*[^\n]*)", text, re.M):
+        out[m.group(1)] = m.group(2)
+    return out
+
+
+def expand(text, defs, depth=6):
+    for _ in range(depth):
+        names = [w for w in set(re.findall(r"\b[A-Z_][A-Z0-9_]*\b", text)) if w in defs]
+        if not names:
+            break
+        for w in names:
+            text = re.sub(r"\b%s\b" % w, lambda _m, w=w: " " + defs[w] + " ", text)
+    return text
+
+
+def statement_end(text, open_paren):
+    depth = 0
+    for k in range(open_paren, len(text)):
+        if text[k] == "(":
+            depth += 1
+        elif text[k] == ")":
+            depth -= 1
+            if depth == 0:
+                return k + 1
+    return len(text)
+
+
+def asm_measures():
+    blocks = fixed = unguarded = pins = naked = no_contract = 0
+    worst = []
+    for p in sources("crt", (".c", ".h")):
+        text = open(p, encoding="utf-8", errors="replace").read()
+        defs = macros(text)
+        pin_at = {m.start() for m in PIN.finditer(text)}
+        pins += len(pin_at)
+        for m in ASM_STATEMENT.finditer(text):
+            if m.start() in pin_at:
+                continue
+            blocks += 1
+            body = expand(text[m.start():statement_end(text, m.end() - 1)], defs)
+            if not FIXED_OFFSET.search(body):
+                continue
+            fixed += 1
+            if not LAYOUT_CHECK.search(text):
+                unguarded += 1
+                worst.append(f"{os.path.relpath(p, ROOT)}:{text.count(chr(10), 0, m.start()) + 1}")
+        lines = text.split("\n")
+        for i, line in enumerate(lines):
+            if re.search(r"__attribute__\s*\(\(\s*naked", line):
+                naked += 1
+                if not any("Register contract:" in l for l in lines[max(0, i - 30):i]):
+                    no_contract += 1
+    out = (f"crt/: __asm__ blocks {blocks} (accessing memory at fixed offsets: {fixed}, of which without an offset "
+           f"check: {unguarded}), register pins {pins}, naked functions {naked} (without a register contract: "
+           f"{no_contract})")
+    for w in worst:
+        out += f"\n  unguarded: {w}"
+    return out
+
+
 def main():
     top = 15
     if "--functions" in sys.argv:
@@ -97,15 +182,7 @@ def main():
         fn += len(re.findall(r"std::function\b", text))
         tl += len(re.findall(r"\bthread_local\b", text))
     print(f"generator/lower/: std::function uses {fn}, thread_local uses {tl}")
-    blocks = unguarded = naked = 0
-    for p in sources("crt", (".c", ".h", ".S")):
-        text = open(p, encoding="utf-8", errors="replace").read()
-        b = len(re.findall(r"__asm__", text))
-        naked += len(re.findall(r"__attribute__\s*\(\(\s*naked", text))
-        blocks += b
-        if b and "offsetof" not in text:
-            unguarded += b
-    print(f"crt/: __asm__ blocks {blocks} (in files with no offsetof check: {unguarded}), naked functions {naked}")
+    print(asm_measures())
 
 
 if __name__ == "__main__":

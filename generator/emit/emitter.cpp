@@ -400,7 +400,7 @@ class Emitter {
   }
 
   // Replaces $in0, $out0, $scratch0, $params, $inptrs, $outptrs in a call text.
-  std::string substitute(const std::string& text, const ScheduledOp& op, size_t step, std::vector<std::string>* arrays,
+  std::string substitute(const std::string& text, const ScheduledOp& op, size_t step, TemplateList* arrays,
                          const std::string& params_name) const {
     std::string out;
     for (size_t i = 0; i < text.size();) {
@@ -436,18 +436,19 @@ class Emitter {
         if (params_name.empty()) throw std::logic_error("lowering of " + op.label + " uses $params without a struct");
         out += params_name;
       } else if ((word == "inptrs" || word == "outptrs") && num.empty()) {
-        bool in = word == "inptrs";
-        std::string arr = in ? "kiln_in" : "kiln_out";
-        std::string decl = in ? "const void* const kiln_in[] = {" : "void* const kiln_out[] = {";
+        // The array itself is declared by the template (kiln_in / kiln_out), one
+        // element per input or output: NULL for an omitted one, else its address.
+        const bool in = word == "inptrs";
         const auto& refs = in ? op.inputs : op.outputs;
-        for (size_t x = 0; x < refs.size(); ++x)
-          decl += std::string(x ? ", " : "") +
-                  (refs[x].buffer < 0 ? "NULL" : "(" + std::string(in ? "const void*" : "void*") + ")(" +
-                                                     byte_address(refs[x].buffer, refs[x].offset) + ")");
-        if (refs.empty()) decl += "NULL";
-        decl += "};";
-        arrays->push_back(decl);
-        out += arr;
+        TemplateList ptrs;
+        for (size_t x = 0; x < refs.size(); ++x) {
+          const bool null = refs[x].buffer < 0;
+          ptrs.push_back(TemplateObject{{"first", x == 0},
+                                        {"null", null},
+                                        {"addr", null ? std::string() : byte_address(refs[x].buffer, refs[x].offset)}});
+        }
+        arrays->push_back(TemplateObject{{"is_in", in}, {"ptrs", ptrs}, {"no_ptrs", refs.empty()}});
+        out += in ? "kiln_in" : "kiln_out";
       } else {
         throw std::logic_error("lowering of " + op.label + ": unknown placeholder '$" + word + num + "'");
       }
@@ -457,56 +458,93 @@ class Emitter {
     return out;
   }
 
+  // The data of operators.c. The template holds all of its C text; this gives it
+  // names, offsets and address expressions: the pools' base pointers and the
+  // caller pointers to check, then one object per scheduled op (op_data).
   TemplateData operators_data(TemplateData d) const {
-    TemplateList pools, checks, ops;
+    d.set("checks", pointer_checks());
+    d.set("pools", pool_list());
+    d.set("io_checks", io_places());
+    d.set("conditions", template_partial("conditions.mustache"));
+    d.set("poison_call", template_partial("poison_call.mustache"));
+    const std::vector<TemplateList> dead = dead_buffer_lists();
+    TemplateList ops;
+    std::vector<size_t> open_loops;  // Begin steps of the loop regions open at this op
+    for (size_t i = 0; i < prog_.ops.size(); ++i) ops.push_back(op_data(i, dead[i], &open_loops));
+    d.set("ops", ops);
+    return d;
+  }
+
+  // The caller pointers checked (kiln_check_ptr) before anything is written: user
+  // pools (a user parameter pool's NULL selects the compiled-in array), then the
+  // inputs and outputs unless they live in the pools (--io-in-workspace).
+  TemplateList pointer_checks() const {
+    TemplateList l;
+    auto check = [&](const char* kind, const std::string& name, const std::string& array, uint32_t align) {
+      TemplateObject o{{"chk_ws", false}, {"chk_param", false}, {"chk_in", false}, {"chk_out", false}};
+      o[kind] = true;
+      o["chk_name"] = name;
+      o["chk_array"] = array;
+      o["chk_align"] = std::to_string(align);
+      l.push_back(o);
+    };
+    for (size_t p = 0; p < plan_.pools.size(); ++p)
+      if (plan_.pools[p].is_user)
+        check(plan_.pools[p].is_workspace ? "chk_ws" : "chk_param", pool_cnames_[p], pool_array(p),
+              plan_.pools[p].alignment);
+    if (!opt_.io_in_workspace) {
+      for (const auto& t : inputs_) check("chk_in", t.info.c_name, "", tensor_alignment(t.info.dtype));
+      for (const auto& t : outputs_) check("chk_out", t.info.c_name, "", tensor_alignment(t.info.dtype));
+    }
+    return l;
+  }
+
+  // Per pool: the variable operators.c addresses it through and where its bytes
+  // come from (the caller's pointer for a user pool, else the module's array).
+  TemplateList pool_list() const {
+    TemplateList pools;
     for (size_t p = 0; p < plan_.pools.size(); ++p) {
       const auto& ep = plan_.pools[p];
-      std::string v = pool_var(p), decl;
-      if (ep.is_workspace) {
-        decl = "uint8_t* const " + v + " = " +
-               (ep.is_user ? "workspaces->" + pool_cnames_[p] : pool_array(p)) + ";";
-        if (ep.is_user) {
-          checks.push_back(TemplateObject{{"expr", "workspaces->" + pool_cnames_[p]},
-                                          {"alignment", std::to_string(ep.alignment)}});
-        }
-      } else {
-        std::string user = "parameters->" + pool_cnames_[p];
-        decl = "const uint8_t* const " + v + " = " +
-               (ep.is_user ? "(parameters != NULL && " + user + " != NULL) ? " + user + " : " + pool_array(p)
-                           : pool_array(p)) +
-               ";";
-        if (ep.is_user)
-          checks.push_back(TemplateObject{
-              {"expr", "(parameters == NULL || " + user + " == NULL) ? (const void*)" + pool_array(p) + " : (const void*)" + user},
-              {"alignment", std::to_string(ep.alignment)}});
-      }
-      decl += " (void)" + v + ";";
-      pools.push_back(TemplateObject{{"decl", decl}});
+      pools.push_back(TemplateObject{{"pool_var", pool_var(p)},
+                                     {"pool_cname", pool_cnames_[p]},
+                                     {"pool_array", pool_array(p)},
+                                     {"is_ws", ep.is_workspace},
+                                     {"ws_user", ep.is_workspace && ep.is_user},
+                                     {"param_user", !ep.is_workspace && ep.is_user}});
     }
-    TemplateList io_checks;
-    if (opt_.io_in_workspace) {
-      // Inputs and outputs are read and written at their place in the pools; the
-      // structs are optional, but pointers that are not the mapped ones would be
-      // silently ignored, so they are an error.
-      for (size_t i = 0; i < inputs_.size(); ++i)
-        io_checks.push_back("if (inputs != NULL && (const void*)inputs->" + inputs_[i].info.c_name + " != (const void*)(" +
-                            byte_address(io_buffer(BufferKind::Input, i).id, 0) + ")) return KILN_ERR_BAD_ARGUMENT;");
-      for (size_t i = 0; i < outputs_.size(); ++i)
-        io_checks.push_back("if (outputs != NULL && (const void*)outputs->" + outputs_[i].info.c_name +
-                            " != (const void*)(" + byte_address(io_buffer(BufferKind::Output, i).id, 0) +
-                            ")) return KILN_ERR_BAD_ARGUMENT;");
-    } else {
-      for (const auto& t : inputs_)
-        checks.push_back(TemplateObject{{"expr", "inputs->" + t.info.c_name},
-                                        {"alignment", std::to_string(tensor_alignment(t.info.dtype))}});
-      for (const auto& t : outputs_)
-        checks.push_back(TemplateObject{{"expr", "outputs->" + t.info.c_name},
-                                        {"alignment", std::to_string(tensor_alignment(t.info.dtype))}});
-    }
-    d.set("io_checks", io_checks);
-    if (plan_.pools.empty()) d.set("pools", TemplateList{});
+    return pools;
+  }
 
-    // Buffers whose live range ends at each step get poisoned there (debug mode).
+  // --io-in-workspace: where each input and output lives, as operators.c
+  // addresses it; the structs are optional, but pointers other than these would
+  // be silently ignored, so the template makes them an error.
+  TemplateList io_places() const {
+    TemplateList l;
+    if (!opt_.io_in_workspace) return l;
+    for (size_t i = 0; i < inputs_.size(); ++i)
+      l.push_back(TemplateObject{{"is_input", true},
+                                 {"cname", inputs_[i].info.c_name},
+                                 {"addr", byte_address(io_buffer(BufferKind::Input, i).id, 0)}});
+    for (size_t i = 0; i < outputs_.size(); ++i)
+      l.push_back(TemplateObject{{"is_input", false},
+                                 {"cname", outputs_[i].info.c_name},
+                                 {"addr", byte_address(io_buffer(BufferKind::Output, i).id, 0)}});
+    return l;
+  }
+
+  // templates/conditions.mustache's data: `(*(byte) != 0) && (*(byte) == 0) ...`,
+  // one condition byte's address and side (true: != 0) each.
+  TemplateList condition_list(const std::vector<std::pair<BufferRef, bool>>& cs) const {
+    TemplateList l;
+    for (size_t k = 0; k < cs.size(); ++k)
+      l.push_back(TemplateObject{
+          {"first", k == 0}, {"addr", byte_address(cs[k].first.buffer, cs[k].first.offset)}, {"when", cs[k].second}});
+    return l;
+  }
+
+  // Per step, the buffers whose live range ends there, to poison (--poison-dead),
+  // as data for templates/poison_call.mustache.
+  std::vector<TemplateList> dead_buffer_lists() const {
     std::vector<std::vector<int>> dies(prog_.ops.size());
     for (const auto& b : prog_.buffers) {
       if (b.kind != BufferKind::Activation && b.kind != BufferKind::Scratch) continue;
@@ -520,187 +558,171 @@ class Emitter {
     std::map<int, BufferRef> group_cond;
     for (const auto& op : prog_.ops)
       for (const auto& gd : op.guards) group_cond.emplace(gd.group, gd.cond);
-    for (auto& d : dies)
-      std::stable_sort(d.begin(), d.end(), [&](int a, int b) {
+    std::vector<TemplateList> lists(dies.size());
+    for (size_t i = 0; i < dies.size(); ++i) {
+      std::stable_sort(dies[i].begin(), dies[i].end(), [&](int a, int b) {
         return prog_.buffers[size_t(a)].only_when.size() > prog_.buffers[size_t(b)].only_when.size();
       });
-
-    std::vector<size_t> open_loops;  // Begin steps of the loop regions open at this op
-    for (size_t i = 0; i < prog_.ops.size(); ++i) {
-      const auto& op = prog_.ops[i];
-      TemplateObject o;
-      o["step"] = std::to_string(i);
-      std::string label = op.label;
-      for (auto& c : label)
-        if (c == '*' || c == '/') c = '_';  // keep comments well-formed
-      o["label"] = label;
-      std::string params_name;
-      if (!op.call.params_type.empty()) {
-        params_name = "kiln_" + mod_ + "_p" + std::to_string(i);
-        o["params_type"] = op.call.params_type;
-        o["params_init"] = op.call.params_init;
-      }
-      std::vector<std::string> arrays;
-      std::string call = substitute(op.call.call, op, i, &arrays, params_name);
-      o["call"] = call;
-      TemplateList arr;
-      for (auto& a : arrays) arr.push_back(a);
-      o["arrays"] = arr;  // pointer arrays ($inptrs, $outptrs) declared in one block with the call
-      o["has_arrays"] = !arrays.empty();
-      TemplateList poison;
-      std::vector<std::string> poison_lines;
       for (int b : dies[i]) {
-        std::string when;
+        std::vector<std::pair<BufferRef, bool>> when;
         for (const auto& [group, side] : prog_.buffers[size_t(b)].only_when) {
           auto c = group_cond.find(group);
-          if (c == group_cond.end()) continue;
-          when += std::string(when.empty() ? "" : " && ") + "(*(" + byte_address(c->second.buffer, c->second.offset) +
-                  ") " + (side ? "!=" : "==") + " 0)";
+          if (c != group_cond.end()) when.emplace_back(c->second, side);
         }
-        poison_lines.push_back((when.empty() ? "" : "if (" + when + ") ") + "kiln_poison_bytes(" + byte_address(b, 0) +
-                               ", " + std::to_string(prog_.buffers[size_t(b)].size_bytes) + "u);");
-        poison.push_back(poison_lines.back());
+        lists[i].push_back(TemplateObject{{"conds", condition_list(when)},
+                                          {"has_when", !when.empty()},
+                                          {"addr", byte_address(b, 0)},
+                                          {"size", std::to_string(prog_.buffers[size_t(b)].size_bytes)}});
       }
-      o["poison"] = poison;
-      // One side of a run-time If: the op runs only when its condition(s) hold.
-      std::string guard;
-      for (const auto& gd : op.guards)
-        guard += std::string(guard.empty() ? "" : " && ") + "(*(" + byte_address(gd.cond.buffer, gd.cond.offset) +
-                 ") " + (gd.when ? "!=" : "==") + " 0)";
-      // Inside a loop region the step's lines are indented one level per open loop
-      // (the `for` of loop_code sits 4 columns in from its step).
-      auto indent = [&] { return std::string(4 * open_loops.size(), ' '); };
-      o["ind"] = indent();
-      o["raw"] = TemplateList{};
-      o["is_raw"] = op.loop != LoopMark::None;
-      if (op.loop != LoopMark::None) {
-        // A Begin opens at its step's level; an End closes at its Begin's, which is
-        // the level once loop_code has popped it. Preprocessor lines stay in column 0.
-        const std::string step_level = indent();
-        const std::vector<std::string> code = loop_code(i, guard, poison_lines, &open_loops);
-        const std::string base = (op.loop == LoopMark::End ? indent() : step_level) + "  ";
-        TemplateList lines;
-        for (const std::string& line : code) lines.push_back(!line.empty() && line[0] == '#' ? line : base + line);
-        o["raw"] = lines;
-        o["poison"] = TemplateList{};
-        ops.push_back(o);
-        continue;
-      }
-      o["guard"] = guard;
-      o["guarded"] = !guard.empty();
-      o["gind"] = indent() + (guard.empty() ? "" : "  ");  // the call, inside its guard's `if`
-      ops.push_back(o);
     }
-    d.set("pools", pools);
-    d.set("checks", checks);
-    d.set("ops", ops);
-    return d;
+    return lists;
   }
 
-  // `if ((status = kiln_copy_bytes(dst, src, n)) != KILN_OK) return status;`, or
-  // nothing when both are the same bytes or there are none.
-  std::string copy_line(const std::string& dst, const std::string& src, uint64_t n) const {
-    if (n == 0 || dst == src) return "";
-    return "if ((status = kiln_copy_bytes(" + dst + ", " + src + ", " + std::to_string(n) +
-           "u)) != KILN_OK) return status;";
+  // One scheduled op: a kernel call, or a loop region's Begin or End.
+  // Inside a loop region the step's lines are indented 4 columns per open loop.
+  TemplateObject op_data(size_t i, const TemplateList& dead, std::vector<size_t>* open_loops) const {
+    const auto& op = prog_.ops[i];
+    TemplateObject o;
+    o["step"] = std::to_string(i);
+    std::string label = op.label;
+    for (auto& c : label)
+      if (c == '*' || c == '/') c = '_';  // keep comments well-formed
+    o["label"] = label;
+    std::string params_name;
+    if (!op.call.params_type.empty()) {
+      params_name = "kiln_" + mod_ + "_p" + std::to_string(i);
+      o["params_type"] = op.call.params_type;
+      o["params_init"] = op.call.params_init;
+    }
+    // One side of a run-time If: the op runs only when its condition(s) hold.
+    std::vector<std::pair<BufferRef, bool>> guard;
+    for (const auto& gd : op.guards) guard.emplace_back(gd.cond, gd.when);
+    o["conds"] = condition_list(guard);
+    o["guarded"] = !guard.empty();
+    o["ind"] = indent(open_loops->size());
+    o["is_loop"] = op.loop != LoopMark::None;
+    o["loop_begin"] = false;
+    o["loop_end"] = false;
+    o["poison"] = TemplateList{};
+    if (op.loop == LoopMark::Begin) {
+      o["loop_begin"] = loop_begin_data(i, dead, open_loops);
+    } else if (op.loop == LoopMark::End) {
+      o["loop_end"] = loop_end_data(i, dead, open_loops);
+    } else {
+      TemplateList arrays;  // pointer arrays ($inptrs, $outptrs) declared in one block with the call
+      o["call"] = substitute(op.call.call, op, i, &arrays, params_name);
+      o["has_arrays"] = !arrays.empty();
+      o["arrays"] = arrays;
+      o["poison"] = dead;
+      o["gind"] = indent(open_loops->size()) + (guard.empty() ? "" : "  ");  // the call, inside its guard's `if`
+    }
+    return o;
   }
 
-  // The C text of a loop region's Begin (opens the loop) or End (closes it) at
-  // step `i` (ir/loop_region.h): the body between them is emitted as usual, so no
-  // kernel knows it runs in a loop.
-  std::vector<std::string> loop_code(size_t i, const std::string& guard, const std::vector<std::string>& poison,
-                                     std::vector<size_t>* open) const {
+  static std::string indent(size_t open_loops) { return std::string(4 * open_loops, ' '); }
+
+  // A copy between two buffers in a loop region's code; none when both are the
+  // same bytes or there are none.
+  static void add_copy(TemplateList* copies, const std::string& dst, const std::string& src, uint64_t n) {
+    if (n == 0 || dst == src) return;
+    copies->push_back(TemplateObject{{"dst", dst}, {"src", src}, {"bytes", std::to_string(n)}});
+  }
+
+  static TemplateData text_or_false(bool has, const std::string& text) {
+    return has ? TemplateData(text) : TemplateData(false);
+  }
+
+  std::string ref_address(const BufferRef& r) const { return byte_address(r.buffer, r.offset); }
+
+  // A loop region's Begin at step `i` (ir/loop_region.h), which opens the loop:
+  // the trip count and condition, the initial values copied into the loop state,
+  // the bound checked per iteration, where the iteration number and cond_in go.
+  // The body between Begin and End is emitted as usual, so no kernel knows it
+  // runs in a loop.
+  TemplateObject loop_begin_data(size_t i, const TemplateList& dead, std::vector<size_t>* open) const {
     const ScheduledOp& op = prog_.ops[i];
     const Node& n = *op.node;
-    std::vector<std::string> c;
-    auto add = [&](const std::string& line) {
-      if (line.find_first_not_of(' ') != std::string::npos) c.push_back(line);  // (an omitted copy: no line)
-    };
-    auto addr = [&](const BufferRef& r) { return byte_address(r.buffer, r.offset); };
-    auto size_of = [](const Value* v) { return v ? v->size_bytes() : 0; };
-    auto add_poison = [&]() {
-      if (poison.empty()) return;
-      add("#if KILN_POISON_DEAD");
-      for (const auto& p : poison) add(p);
-      add("#endif");
-    };
-    if (op.loop == LoopMark::Begin) {
-      const std::string id = std::to_string(i);
-      const Node* end = nullptr;
-      for (const Value* v : n.outputs)
-        for (const Node* u : v->users)
-          if (is_loop_end(*u)) end = u;
-      if (!end) throw std::logic_error(op.label + ": its loop region has no end");
-      open->push_back(i);
-      if (!guard.empty()) add("if (" + guard + ") { /* only one side of a run-time If needs this loop */");
-      add("{");
-      const Value* m = n.input(0);
-      std::string trips = "INT64_MAX";
-      std::optional<int64_t> static_trips;
-      if (m && m->is_constant()) {
-        static_trips = std::max<int64_t>(0, m->constant->as_int64(0));
-        trips = std::to_string(*static_trips);
-      } else if (m) {
-        trips = "*(const int64_t*)(" + addr(op.inputs[0]) + ")";
-      }
-      add("  const int64_t kiln_trips_" + id + " = " + trips + ";");
-      const Value* cond = n.input(1);
-      std::string go = "1";
-      if (cond && cond->is_constant()) go = cond->constant->data()[0] ? "1" : "0";
-      else if (cond) go = "(*(const uint8_t*)(" + addr(op.inputs[1]) + ") != 0)";
-      add("  uint8_t kiln_go_" + id + " = " + go + ";");
-      add("  int64_t kiln_iter_" + id + ";");
-      for (size_t k = 2; k < n.inputs.size(); ++k)
-        add("  " + copy_line(addr(op.outputs[k]), addr(op.inputs[k]), size_of(n.outputs[k])));
-      add_poison();
-      // The number of iterations a run may make: the scan outputs' rows, else Kiln's limit.
-      const bool check_length = end->attr_int("check_length", 0) != 0;
-      const int64_t bound = check_length ? end->attr_int("scan_length", 0) : kMaxLoopIterations;
-      add("  for (kiln_iter_" + id + " = 0; kiln_go_" + id + " && kiln_iter_" + id + " < kiln_trips_" + id +
-          "; ++kiln_iter_" + id + ") { /* " + c_text(op.label) + " */");
-      if (!static_trips || *static_trips > bound)
-        add("    if (kiln_iter_" + id + " >= " + std::to_string(bound) + ") return KILN_ERR_BAD_ARGUMENT; /* " +
-            (check_length ? "more iterations than the scan outputs have rows" : "past Kiln's iteration limit") + " */");
-      if (op.outputs[0].buffer >= 0) add("    *(int64_t*)(" + addr(op.outputs[0]) + ") = kiln_iter_" + id + ";");
-      if (op.outputs[1].buffer >= 0 && size_of(n.outputs[1]) > 0)
-        add("    *(uint8_t*)(" + addr(op.outputs[1]) + ") = 1;");
-      return c;
-    }
+    const Node* end = nullptr;
+    for (const Value* v : n.outputs)
+      for (const Node* u : v->users)
+        if (is_loop_end(*u)) end = u;
+    if (!end) throw std::logic_error(op.label + ": its loop region has no end");
+    TemplateObject o;
+    o["id"] = std::to_string(i);
+    o["lind"] = indent(open->size());  // a Begin opens at its step's level
+    open->push_back(i);
+    const Value* m = n.input(0);
+    std::optional<int64_t> static_trips;
+    if (m && m->is_constant()) static_trips = std::max<int64_t>(0, m->constant->as_int64(0));
+    o["trips_static"] = text_or_false(static_trips.has_value(), static_trips ? std::to_string(*static_trips) : "");
+    o["trips_addr"] = text_or_false(m && !static_trips, m && !static_trips ? ref_address(op.inputs[0]) : "");
+    o["trips_unbounded"] = !m;
+    const Value* cond = n.input(1);
+    const bool cond_runtime = cond && !cond->is_constant();
+    o["go_addr"] = text_or_false(cond_runtime, cond_runtime ? ref_address(op.inputs[1]) : "");
+    o["go_const"] = cond && cond->is_constant() && !cond->constant->data()[0] ? "0" : "1";
+    TemplateList copies;
+    for (size_t k = 2; k < n.inputs.size(); ++k)
+      add_copy(&copies, ref_address(op.outputs[k]), ref_address(op.inputs[k]),
+               n.outputs[k] ? n.outputs[k]->size_bytes() : 0);
+    o["copies_in"] = copies;
+    o["dead"] = dead;
+    o["has_dead"] = !dead.empty();
+    // The number of iterations a run may make: the scan outputs' rows, else Kiln's limit.
+    const bool check_length = end->attr_int("check_length", 0) != 0;
+    const int64_t bound = check_length ? end->attr_int("scan_length", 0) : kMaxLoopIterations;
+    o["check_bound"] = !static_trips || *static_trips > bound;
+    o["check_length"] = check_length;
+    o["bound"] = std::to_string(bound);
+    const bool has_iter = op.outputs[0].buffer >= 0;
+    o["iter_addr"] = text_or_false(has_iter, has_iter ? ref_address(op.outputs[0]) : "");
+    const bool has_cond_in = op.outputs[1].buffer >= 0 && n.outputs[1] && n.outputs[1]->size_bytes() > 0;
+    o["cond_in_addr"] = text_or_false(has_cond_in, has_cond_in ? ref_address(op.outputs[1]) : "");
+    o["loop_label"] = op.label;
+    return o;
+  }
+
+  // A loop region's End at step `i`, which closes the innermost open loop: the
+  // condition for the next iteration, the scan rows (a row may be a view of the
+  // loop state, so they go first), the next state, the check of the scan
+  // outputs' rows after the loop and the final values copied to the outputs.
+  TemplateObject loop_end_data(size_t i, const TemplateList& dead, std::vector<size_t>* open) const {
+    const ScheduledOp& op = prog_.ops[i];
+    const Node& n = *op.node;
     if (open->empty()) throw std::logic_error(op.label + " closes no loop region");
-    const std::string id = std::to_string(open->back());
+    TemplateObject o;
+    o["id"] = std::to_string(open->back());
     open->pop_back();
+    o["lind"] = indent(open->size());  // an End closes at its Begin's level
     const size_t carried = size_t(n.attr_int("carried", 0));
     const size_t cond_at = 2 + carried;
     const Value* cond_out = n.input(cond_at);
-    if (cond_out && cond_out->is_constant()) {
-      if (!cond_out->constant->data()[0]) add("    kiln_go_" + id + " = 0;");
-    } else {
-      add("    kiln_go_" + id + " = (*(const uint8_t*)(" + addr(op.inputs[cond_at]) + ") != 0);");
-    }
-    // Scan rows first (a row may be a view of the loop state), then the next state.
+    const bool cond_constant = cond_out && cond_out->is_constant();
+    o["go_stop"] = cond_constant && !cond_out->constant->data()[0];
+    o["go_addr"] = text_or_false(!cond_constant, cond_constant ? "" : ref_address(op.inputs[cond_at]));
+    TemplateList rows, next, outs;
     for (size_t k = carried; k < n.outputs.size(); ++k) {
       const BufferRef& dst = op.outputs[k];
       const Value* row = n.input(cond_at + 1 + k);
-      if (dst.buffer < 0 || !row) continue;
-      const uint64_t bytes = row->size_bytes();
-      if (bytes == 0) continue;
-      add("    if ((status = kiln_copy_bytes(" + addr(dst) + " + (size_t)kiln_iter_" + id + " * " +
-          std::to_string(bytes) + "u, " + addr(op.inputs[cond_at + 1 + k]) + ", " + std::to_string(bytes) +
-          "u)) != KILN_OK) return status;");
+      if (dst.buffer < 0 || !row || row->size_bytes() == 0) continue;
+      rows.push_back(TemplateObject{{"dst", ref_address(dst)},
+                                    {"src", ref_address(op.inputs[cond_at + 1 + k])},
+                                    {"bytes", std::to_string(row->size_bytes())}});
     }
+    auto size_of = [](const Value* v) { return v ? v->size_bytes() : 0; };
     for (size_t k = 0; k < carried; ++k)
-      add("    " + copy_line(addr(op.inputs[2 + k]), addr(op.inputs[cond_at + 1 + k]), size_of(n.inputs[2 + k])));
-    add("  }");
-    if (n.attr_int("check_length", 0))
-      add("  if (kiln_iter_" + id + " != " + std::to_string(n.attr_int("scan_length", 0)) +
-          ") return KILN_ERR_BAD_ARGUMENT; /* the loop did not run as many iterations as its scan outputs have rows */");
+      add_copy(&next, ref_address(op.inputs[2 + k]), ref_address(op.inputs[cond_at + 1 + k]), size_of(n.inputs[2 + k]));
     for (size_t k = 0; k < carried; ++k)
       if (op.outputs[k].buffer >= 0)
-        add("  " + copy_line(addr(op.outputs[k]), addr(op.inputs[2 + k]), size_of(n.inputs[2 + k])));
-    add("}");
-    if (!guard.empty()) add("}");
-    add_poison();
-    return c;
+        add_copy(&outs, ref_address(op.outputs[k]), ref_address(op.inputs[2 + k]), size_of(n.inputs[2 + k]));
+    o["scan_rows"] = rows;
+    o["copies_next"] = next;
+    o["copies_out"] = outs;
+    o["check_length"] = n.attr_int("check_length", 0) != 0;
+    o["scan_length"] = std::to_string(n.attr_int("scan_length", 0));
+    o["dead"] = dead;
+    o["has_dead"] = !dead.empty();
+    return o;
   }
 
   std::string write_parameter_file(int p, TemplateData d) const {

@@ -18,4 +18,9 @@ using TemplateObject = kainjow::mustache::object;
 // Renders templates/<name>. Throws CompileError if the template is missing or invalid.
 std::string render_template(const std::string& name, const TemplateData& data);
 
+// templates/<name> as a partial: set it in the data under a key and a template
+// includes it with {{>key}}, rendered in the context where it appears. A partial
+// is meant to be used inside a line: its file's final newline is dropped.
+TemplateData template_partial(const std::string& name);
+
 }  // namespace kiln

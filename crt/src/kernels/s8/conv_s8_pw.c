@@ -105,6 +105,12 @@ static void pw_widen_twice(int16_t* col, const int8_t* a, int32_t in_c, int32_t 
   "smmlar r1, r1, r7, r10\n\t"        \
   "add r10, r8, r3, asr #31\n\t"      \
   "smmlar r3, r3, r7, r10\n\t"
+/* Register contract: an AAPCS function the compiler calls (noinline) but does not
+ * frame (naked). In: r0 col, r1 the stream, r2 y, r3 ctl (int32 ctl[5], read only). It pushes r4-r11 and lr first and returns by
+ * popping them with pc, so r4-r11, lr's return address and sp are as on entry;
+ * r0-r3, r12 and the flags are clobbered (caller-saved); no FPU or MVE register
+ * is used and nothing is called. Stack: 76 bytes (36 pushed + 40 of locals).
+ * Writes: y only. */
 #define KILN_PW_UNUSED __attribute__((unused))
 #define KILN_PW_PAIRS_ASM(name, rq, test)                                                                        \
   __attribute__((naked, noinline, unused)) static void name(                                                 \
@@ -210,6 +216,12 @@ KILN_PW_PAIRS_ASM(pw_pairs_short_dsp1, KILN_PW_RQ_CORR1, )
 #define KILN_PW1_CORR1             \
   "add r5, r5, r0, asr #31\n\t"    \
   "add r10, r10, r1, asr #31\n\t"
+/* Register contract: an AAPCS function the compiler calls (noinline) but does not
+ * frame (naked). In: r0 col, r1 the stream, r2 y, r3 ctl (int32 ctl[0..1], read only). It pushes r4-r11 and lr first and returns by
+ * popping them with pc, so r4-r11, lr's return address and sp are as on entry;
+ * r0-r3, r12 and the flags are clobbered (caller-saved); no FPU or MVE register
+ * is used and nothing is called. Stack: 44 bytes (36 pushed + 8 of locals).
+ * Writes: y only. */
 #define KILN_PW1_UNUSED __attribute__((unused))
 #define KILN_PW1_ASM(name, corr)                                                                             \
   __attribute__((naked, noinline, unused)) static void name(                                                 \
@@ -321,6 +333,7 @@ kiln_status_t kiln_conv2d_s8_pw(const kiln_conv2d_s8_params_t* p, const int8_t* 
       p->in_c % 4 != 0 || p->out_c <= 0 || p->out_c % 2 != 0 || p->act_min != -128 || p->act_max != 127)
     return KILN_ERR_BAD_ARGUMENT;
   if (!kiln_s8_aligned4(packed) || !kiln_s8_aligned4(scratch)) return KILN_ERR_BAD_ARGUMENT;
+  KILN_ASM_EXPECT(sizeof(ctl) == 5 * sizeof(int32_t)); /* pw_pairs_dsp*: one LDM of five words */
   n = p->batch * p->in_h * p->in_w;
   cols = (int32_t)KILN_S8_PW_COLS((uint32_t)p->in_c);
   corr = p->output_offset != -128;

@@ -11,6 +11,7 @@
  * SMLATT (8 instructions), then per two outputs an LDM of their requantization
  * constants and SMMLAR, ASR, SSAT each.
  */
+#include "../asm_guard.h"
 #include "pk_s8.h"
 
 /* What a run of pixels needs (the asm reads it by these offsets). */
@@ -45,6 +46,14 @@ static void dwpk_pixels_c(const int8_t* x, const int32_t* packed, int8_t* y, con
 }
 
 #if KILN_S8_DSP && defined(__GNUC__)
+/* The offsets of dwpk_ctl_t that dwpk_3x3_dsp* read ([r3, #N]). */
+KILN_ASM_OFFSET(dwpk_ctl_t, tap_step, 0);
+KILN_ASM_OFFSET(dwpk_ctl_t, row_step, 4);
+KILN_ASM_OFFSET(dwpk_ctl_t, off2, 8);
+KILN_ASM_OFFSET(dwpk_ctl_t, n_blocks, 12);
+KILN_ASM_OFFSET(dwpk_ctl_t, x_step, 16);
+KILN_ASM_OFFSET(dwpk_ctl_t, n_pix, 20);
+
 /* r0 x, r1 stream, r2 y, r3 ctl. Registers: r0-r3 accumulators, r4/r5 input
  * halves, r6 window, r7 stream, r8/r9 weights, r10 tap step, r11 input offset,
  * r12 row step, lr outputs; on the stack the block loop's output end (pushed per
@@ -70,6 +79,12 @@ static void dwpk_pixels_c(const int8_t* x, const int32_t* packed, int8_t* y, con
   "ssat " a ", #8, " a "\n\t"
 #define DWPK_CORR1(r, a) "add " r ", " r ", " a ", asr #31\n\t"
 #define DWPK_CORR0(r, a)
+/* Register contract: an AAPCS function the compiler calls (noinline) but does not
+ * frame (naked). In: r0 x, r1 the stream, r2 y, r3 ctl (dwpk_ctl_t, read only). It pushes r4-r11 and lr first and returns by
+ * popping them with pc, so r4-r11, lr's return address and sp are as on entry;
+ * r0-r3, r12 and the flags are clobbered (caller-saved); no FPU or MVE register
+ * is used and nothing is called. Stack: 56 bytes (36 pushed + 20 of locals, of which 4 pushed per pixel).
+ * Writes: y only. */
 #define DWPK_UNUSED __attribute__((unused))
 #define DWPK_ASM(name, corr)                                                                                  \
   __attribute__((naked, noinline)) static void name(DWPK_UNUSED const int8_t* x, DWPK_UNUSED const int32_t* wp, \
@@ -192,6 +207,20 @@ static void dwpl_row_c(const dwpl_ctl_t* k) {
 #endif
 
 #if KILN_S8_DSP && defined(__GNUC__)
+/* The offsets of dwpl_ctl_t that dwpl_row_dsp* read and write ([r0, #N], [r4, #N]),
+ * and the record of a channel: P0 T0 at byte 16, P1 T1 at 24, P2 T2 at 32, the
+ * multiplier and round_offset at 40, the exponent at 48, 52 bytes in all. */
+KILN_ASM_OFFSET(dwpl_ctl_t, x, 0);
+KILN_ASM_OFFSET(dwpl_ctl_t, d1, 4);
+KILN_ASM_OFFSET(dwpl_ctl_t, d2, 8);
+KILN_ASM_OFFSET(dwpl_ctl_t, plane, 12);
+KILN_ASM_OFFSET(dwpl_ctl_t, w, 16);
+KILN_ASM_OFFSET(dwpl_ctl_t, y, 20);
+KILN_ASM_OFFSET(dwpl_ctl_t, c, 24);
+KILN_ASM_OFFSET(dwpl_ctl_t, groups, 28);
+KILN_ASM_OFFSET(dwpl_ctl_t, tail, 32);
+KILN_ASM_CHECK(dwpl_record_bytes, DWPL_REC * 4 == 52);
+
 /* r0 ctl. Registers: r0-r3 the four outputs, r4-r6 an input row's words, r7/r8 P
  * and T, r9 the window's first row, r10 the channel's record, r11 d1, r12
  * outputs, lr the end of the full groups; on the stack d2, the output step, ctl
@@ -227,6 +256,12 @@ static void dwpl_row_c(const dwpl_ctl_t* k) {
   "ldr r6, [r10, #48]\n\t" DWPL_RQ("r0", corr) DWPL_RQ("r1", corr)         \
   DWPL_RQ("r2", corr) DWPL_RQ("r3", corr)                                  \
   "ldr r7, [sp, #4]\n\t"
+/* Register contract: an AAPCS function the compiler calls (noinline) but does not
+ * frame (naked). In: r0 ctl (dwpl_ctl_t). It pushes r4-r11 and lr first and returns by
+ * popping them with pc, so r4-r11, lr's return address and sp are as on entry;
+ * r0-r3, r12 and the flags are clobbered (caller-saved); no FPU or MVE register
+ * is used and nothing is called. Stack: 52 bytes (36 pushed + 16 of locals).
+ * Writes: the row's outputs through ctl->y, and ctl's x, w and y (moved to the next channel). */
 #define DWPL_UNUSED __attribute__((unused))
 #define DWPL_ASM(name, corr)                                                               \
   __attribute__((naked, noinline)) static void name(DWPL_UNUSED const dwpl_ctl_t* k) {     \
@@ -294,6 +329,12 @@ static void dwpl_row_c(const dwpl_ctl_t* k) {
 DWPL_ASM(dwpl_row_dsp0, DWPL_CORR0)
 DWPL_ASM(dwpl_row_dsp1, DWPL_CORR1)
 
+/* Register contract: an AAPCS function the compiler calls (noinline) but does not
+ * frame (naked). In: r0 src, r1 c, r2 off2, r3 d (int32 d[0] plane 0, d[1] bytes between planes, d[2] pairs). It pushes r4-r11 and lr first and returns by
+ * popping them with pc, so r4-r11, lr's return address and sp are as on entry;
+ * r0-r3, r12 and the flags are clobbered (caller-saved); no FPU or MVE register
+ * is used and nothing is called. Stack: 36 bytes (36 pushed + 0 of locals).
+ * Writes: the four planes. */
 /* n >= 1 pixel pairs from src (c bytes apart) widened into the four planes from
  * d[0] (d[1] bytes apart): per pair two LDR, four SXTAB16 (offset added), four
  * PKH and four STR (17 instructions for eight values). */

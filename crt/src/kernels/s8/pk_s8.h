@@ -23,6 +23,7 @@
 #ifndef KILN_PK_S8_H
 #define KILN_PK_S8_H
 
+#include "../asm_guard.h"
 #include "requant_s8.h"
 
 /* Words of one packed block of a row length. */
@@ -90,6 +91,12 @@ static inline void kiln_s8_pk_blocks_c(const int16_t* col, const int32_t* wp, in
   "ssat " b ", #8, " b "\n\t"
 #define KILN_PK_CORR1(r, a) "add " r ", " r ", " a ", asr #31\n\t"
 #define KILN_PK_CORR0(r, a)
+/* Register contract: an AAPCS function the compiler calls (noinline) but does not
+ * frame (naked). In: r0 first column, r1 the stream, r2 y, r3 ctl (int32 ctl[4], read only). It pushes r4-r11 and lr first and returns by
+ * popping them with pc, so r4-r11, lr's return address and sp are as on entry;
+ * r0-r3, r12 and the flags are clobbered (caller-saved); no FPU or MVE register
+ * is used and nothing is called. Stack: 68 bytes (36 pushed + 32 of locals).
+ * Writes: y only. */
 #define KILN_PK_UNUSED __attribute__((unused))
 #define KILN_PK_BLOCKS_ASM(name, corr)                                                                     \
   __attribute__((naked, noinline, unused)) static void name(                                                 \
@@ -169,6 +176,9 @@ typedef struct {
   int32_t row_len, n_out, corr;
   int32_t ctl[4]; /* the asm's view: 2 * row_len, full blocks, columns, column step in bytes */
 } kiln_s8_pk_t;
+
+/* kiln_s8_pk_blocks_dsp* read ctl with one LDM of four words. */
+KILN_ASM_CHECK(pk_ctl_words, sizeof(((kiln_s8_pk_t*)0)->ctl) == 4 * sizeof(int32_t));
 
 static inline void kiln_s8_pk_init(kiln_s8_pk_t* g, const int32_t* packed, int32_t row_len, int32_t n_out,
                                    int32_t output_offset) {

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "kiln/nn_s8.h"
+#include "../asm_guard.h"
 #include "s8_dsp.h"
 
 /* Specialised copies (a constant `form`) rely on inlining; GCC and Clang are told. */
@@ -55,6 +56,13 @@ KILN_S8_INLINE int32_t kiln_s8_requant(int32_t acc, const kiln_s8_requant_t* rq)
   if (v < -((int64_t)1 << 30)) return -((int32_t)1 << 30);
   return (int32_t)v;
 }
+
+#if KILN_S8_DSP
+/* The short form's asm reads multiplier, round_offset and exponent with one LDM. */
+KILN_ASM_OFFSET(kiln_s8_requant_t, multiplier, 0);
+KILN_ASM_OFFSET(kiln_s8_requant_t, round_offset, 4);
+KILN_ASM_OFFSET(kiln_s8_requant_t, exponent, 8);
+#endif
 
 /* output_offset + requant(acc) in the short form: exponent in [1, 22], |acc| < 2^30
  * and round_offset carrying the output offset (see nn_s8.h). On the DSP path one

@@ -92,14 +92,14 @@ typedef struct {
   int32x4_t multiplier, left, minus_right, right_mask;
 } kiln_s8_mve_rq4_t;
 
-/* kiln_s8_mve_requant_mem reads these structs at fixed offsets. */
-typedef char kiln_s8_mve_rq4_layout[offsetof(kiln_s8_mve_rq4_t, left) == 16 &&
-                                            offsetof(kiln_s8_mve_rq4_t, minus_right) == 32 &&
-                                            offsetof(kiln_s8_mve_rq4_t, right_mask) == 48 &&
-                                            offsetof(kiln_s8_mve_output_t, act_min) == 16 &&
-                                            offsetof(kiln_s8_mve_output_t, act_max) == 32
-                                        ? 1
-                                        : -1];
+/* kiln_s8_mve_requant_mem reads these structs at fixed offsets ([%[q], #N], [%[m], #N]). */
+KILN_ASM_OFFSET(kiln_s8_mve_rq4_t, multiplier, 0);
+KILN_ASM_OFFSET(kiln_s8_mve_rq4_t, left, 16);
+KILN_ASM_OFFSET(kiln_s8_mve_rq4_t, minus_right, 32);
+KILN_ASM_OFFSET(kiln_s8_mve_rq4_t, right_mask, 48);
+KILN_ASM_OFFSET(kiln_s8_mve_output_t, output_offset, 0);
+KILN_ASM_OFFSET(kiln_s8_mve_output_t, act_min, 16);
+KILN_ASM_OFFSET(kiln_s8_mve_output_t, act_max, 32);
 
 KILN_S8_INLINE kiln_s8_mve_rq4_t kiln_s8_mve_rq4_as(const kiln_s8_requant_t* rq, const kiln_s8_mve_output_t* m,
                                                     mve_pred16_t live, int right_only) {

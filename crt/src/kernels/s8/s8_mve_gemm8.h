@@ -10,6 +10,7 @@
 #define KILN_S8_MVE_GEMM8_H
 
 #include "s8_mve.h"
+#include "s8_mve_2x4.h"
 
 #if KILN_S8_MVE
 
@@ -21,55 +22,19 @@ KILN_S8_INLINE void kiln_s8_mve_block8_2x4(const int8_t* c0, const int8_t* c1, c
                                            const int32_t* kernel_bias, const kiln_s8_requant_t* rq,
                                            const kiln_s8_mve_output_t* m, int8_t* y0, int8_t* y1, mve_pred16_t live,
                                            int right_only) {
-  /* Fixed registers: VMLADAVA needs even ones for the eight sums, and letting
-   * the allocator choose twelve registers fails in some callers. */
-  register const int8_t* p0 __asm__("r1") = c0;
-  register const int8_t* p1 __asm__("r3") = c1;
-  register const int8_t* wr __asm__("r5") = wb;
-  register const int8_t* end __asm__("r11") = c0_end;
-  register int32_t a00 __asm__("r0"), a01 __asm__("r2"), a02 __asm__("r4"), a03 __asm__("r6");
-  register int32_t a10 __asm__("r8"), a11 __asm__("r10"), a12 __asm__("r12"), a13 __asm__("lr");
+  KILN_S8_MVE_2X4_REGISTERS(int8_t, c0, c1, wb, c0_end); /* pinned: see s8_mve_2x4.h */
   int32x4_t s0, s1, b;
   kiln_s8_mve_rq4_t q;
-  __asm__(
-      "movs %[a00], #0\n\t"
-      "movs %[a01], #0\n\t"
-      "movs %[a02], #0\n\t"
-      "movs %[a03], #0\n\t"
-      "movs %[a10], #0\n\t"
-      "movs %[a11], #0\n\t"
-      "movs %[a12], #0\n\t"
-      "movs %[a13], #0\n\t"
-      "1:\n\t"
-      "vldrb.8 q0, [%[w]], #16\n\t"
-      "vldrb.8 q1, [%[w]], #16\n\t"
-      "vldrb.8 q2, [%[w]], #16\n\t"
-      "vldrb.8 q3, [%[w]], #16\n\t"
-      "vldrb.8 q4, [%[c0]], #16\n\t"
-      "vldrb.8 q5, [%[c1]], #16\n\t"
-      "vmladava.s8 %[a00], q4, q0\n\t"
-      "vmladava.s8 %[a10], q5, q0\n\t"
-      "vmladava.s8 %[a01], q4, q1\n\t"
-      "vmladava.s8 %[a11], q5, q1\n\t"
-      "vmladava.s8 %[a02], q4, q2\n\t"
-      "vmladava.s8 %[a12], q5, q2\n\t"
-      "vmladava.s8 %[a03], q4, q3\n\t"
-      "vmladava.s8 %[a13], q5, q3\n\t"
-      "cmp %[c0], %[end]\n\t"
-      "bne 1b\n\t"
-      "vmov.32 %q[s0][0], %[a00]\n\t"
-      "vmov.32 %q[s0][1], %[a01]\n\t"
-      "vmov.32 %q[s0][2], %[a02]\n\t"
-      "vmov.32 %q[s0][3], %[a03]\n\t"
-      "vmov.32 %q[s1][0], %[a10]\n\t"
-      "vmov.32 %q[s1][1], %[a11]\n\t"
-      "vmov.32 %q[s1][2], %[a12]\n\t"
-      "vmov.32 %q[s1][3], %[a13]"
-      : [s0] "=&w"(s0), [s1] "=&w"(s1), [a00] "=&Te"(a00), [a01] "=&Te"(a01), [a02] "=&Te"(a02),
-        [a03] "=&Te"(a03), [a10] "=&Te"(a10), [a11] "=&Te"(a11), [a12] "=&Te"(a12), [a13] "=&Te"(a13),
-        [c0] "+r"(p0), [c1] "+r"(p1), [w] "+r"(wr)
-      : [end] "r"(end)
-      : "q0", "q1", "q2", "q3", "q4", "q5", "memory", "cc");
+  __asm__(KILN_S8_MVE_2X4_ZERO
+          "1:\n\t"
+          "vldrb.8 q0, [%[w]], #16\n\t"
+          "vldrb.8 q1, [%[w]], #16\n\t"
+          "vldrb.8 q2, [%[w]], #16\n\t"
+          "vldrb.8 q3, [%[w]], #16\n\t"
+          "vldrb.8 q4, [%[c0]], #16\n\t"
+          "vldrb.8 q5, [%[c1]], #16\n\t"
+          KILN_S8_MVE_2X4_MLA("s8") KILN_S8_MVE_2X4_TO_VECTORS
+              KILN_S8_MVE_2X4_OPERANDS(s0, s1));
   b = KILN_S8_MVE_ALL(live) ? vld1q_s32(kernel_bias) : vldrwq_z_s32(kernel_bias, live);
   q = kiln_s8_mve_rq4_as(rq, m, live, right_only);
   kiln_s8_mve_store_as(vaddq_s32(s0, b), &q, m, live, y0, right_only);
