@@ -9,8 +9,14 @@
 # Models: the e2e and bufferize models, the examples, the MLPerf Tiny and field
 # .tflite files, the MLPerf QDQ ONNX forms when the build made them
 # (build/tests/quant/mlperf_qdq), and the foundation ONNX node tests.
+# The copy of the runtime each module carries (its crt/ folder) is left out unless
+# WITH_RUNTIME=1: a runtime change shows in every line otherwise, and the runtime
+# is checked on its own (its objects' disassembly, the crt tests).
 set -u
 kiln=${1:-build/kiln}
+runtime_filter='^\./crt/'
+[ "${WITH_RUNTIME:-0}" = 1 ] && runtime_filter='^$'
+
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$(dirname "$kiln")" && pwd)
 nodes=/usr/share/libonnx-testdata/data/node
@@ -24,7 +30,7 @@ digest() {  # model cpu
   local mcpu=(); [ "$2" != host ] && mcpu=(--mcpu "$2")
   if "$kiln" compile "$1" -o "$out" -q "${mcpu[@]}" > "$work/log" 2>&1; then
     local sum
-    sum=$(cd "$out" && find . -type f | LC_ALL=C sort | while read -r f; do
+    sum=$(cd "$out" && find . -type f | grep -v -E "$runtime_filter" | LC_ALL=C sort | while read -r f; do
             echo "== $f"; grep -v -E 'kiln [0-9]+\.[0-9]+\.[0-9]+ \(commit' "$f"; done | sha256sum | cut -c1-16)
     echo "$sum  ${1#$root/}  $2"
   else
