@@ -41,6 +41,11 @@ PAD = fb("Padding").Padding
 ACT = fb("ActivationFunctionType").ActivationFunctionType
 
 
+# Operators whose version 1 TFLite's op resolver does not register (it starts them
+# at a later version): written with that version so TFLite itself loads the file.
+MIN_VERSION = {OP.BROADCAST_TO: 2}
+
+
 def int_vector(b, start, values, kind="int32"):
     start(b, len(values))
     for v in reversed(values):
@@ -121,7 +126,7 @@ def build(model):
         C.OperatorCodeStart(b)
         C.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))
         C.OperatorCodeAddBuiltinCode(b, code)
-        C.OperatorCodeAddVersion(b, 1)
+        C.OperatorCodeAddVersion(b, MIN_VERSION.get(code, 1))
         codes.append(C.OperatorCodeEnd(b))
     sg_tensors = table_vector(b, S.SubGraphStartTensorsVector, tensors)
     sg_ins = int_vector(b, S.SubGraphStartInputsVector, model["inputs"])
