@@ -5,18 +5,10 @@
 #include <numeric>
 #include <random>
 #include <tuple>
-#include <string>
-#include <cstring>
-#include <cstdio>
-#include <cstdlib>
 
 #include "planner/conflicts.h"
 
 namespace kiln::planner {
-size_t g_run_depth = 0;
-std::vector<size_t> g_depths;
-std::string g_dump;
-uint64_t g_cur_run = 0;
 
 namespace {
 
@@ -145,20 +137,16 @@ ComponentSearch::Result ComponentSearch::decide(uint64_t capacity, SearchBudget*
     if (run > 0) {
       std::vector<int> order(n);
       std::iota(order.begin(), order.end(), 0);
-      static const uint64_t ksb = getenv("KSB") ? strtoull(getenv("KSB"), 0, 10) : 0;
-      std::mt19937_64 rng(run + ksb * 7919);
+      std::mt19937_64 rng(run);
       std::shuffle(order.begin(), order.end(), rng);
       for (size_t r = 0; r < n; ++r) tiebreak_[size_t(order[r])] = int(r);
     }
     run_left_ = kRestartBase * luby(run + 1);
-    g_cur_run = run;
     out_of_budget_ = false;
     if (solve(0, nsec_, may_wait_ ? 0 : kNone)) {
       for (size_t b = 0; b < n; ++b) offsets_[size_t(items_[b].id_index)] = at_[b];
       return Result::Found;
     }
-    g_depths.push_back(g_run_depth); g_run_depth = 0;
-    if (getenv("KDUMP") && run == 0) printf("RUN0 deepest state floors:\n%s\n", g_dump.c_str());
     if (!out_of_budget_) return Result::Infeasible;  // the whole tree was searched
     if (budget_->exhausted) return Result::OutOfBudget;
   }
@@ -322,26 +310,8 @@ bool ComponentSearch::solve(int lo, int hi, uint64_t level) {
   }
   // The choices, best first: filling a valley of the skyline, then levelling
   // with a neighbour, then this run's tie-break order.
-  static const char* kalt = getenv("KALT");
-  const int ksec = kalt ? kalt[g_cur_run % strlen(kalt)] - '0' : (getenv("KSEC") ? atoi(getenv("KSEC")) : 0);
-  int tight = -1;
-  if (ksec && !may_wait_) {
-    uint64_t best = kNone;
-    int bestc = INT_MAX;
-    for (size_t k = base; k < end; ++k) {
-      const Item& it = items_[size_t(scratch_[k])];
-      for (int s = it.s0; s < it.s1; ++s) {
-        const uint64_t sl = cap_ - m - rem_[size_t(s)];
-        int cnt = 0;
-        if (ksec == 2) for (size_t j = base; j < end; ++j) { const Item& c = items_[size_t(scratch_[j])]; cnt += c.s0 <= s && s < c.s1; }
-        if (ksec == 3) { if (sl != 0) continue; for (size_t j = base; j < end; ++j) { const Item& c = items_[size_t(scratch_[j])]; cnt += c.s0 <= s && s < c.s1; } }
-        if (ksec >= 2 ? std::make_pair(cnt, sl) < std::make_pair(bestc, best) : sl < best) best = sl, bestc = cnt, tight = s;
-      }
-    }
-  }
   for (size_t k = base; k < end; ++k) {
     const Item& it = items_[size_t(scratch_[k])];
-    if (tight >= 0 && !(it.s0 <= tight && tight < it.s1)) continue;
     if (it.twin_prev < 0 || placed_[size_t(it.twin_prev)]) scratch_.push_back(scratch_[k]);
   }
   const size_t cbeg = end, cend = scratch_.size();
@@ -372,14 +342,6 @@ bool ComponentSearch::solve(int lo, int hi, uint64_t level) {
   }
   // Waiting mode: or no more items at m at all.
   if (!found && may_wait_ && !out_of_budget_ && solve(lo, hi, m + 1)) found = true;
-  if (!found && tight >= 0 && !out_of_budget_) {
-    for (size_t k = base; k < end; ++k) {
-      const int x = scratch_[k];
-      const Item& it = items_[size_t(x)];
-      if (it.s0 <= tight && tight < it.s1 && excl_[size_t(x)] != m) exclude(x, m);
-    }
-    if (solve(lo, hi, m)) found = true;
-  }
   unexclude_to(excl_mark);
   if (found) {
     scratch_.resize(base);
@@ -417,18 +379,6 @@ void ComponentSearch::place(int b, uint64_t at) {
   if (prev_[size_t(b)] >= 0) next_[size_t(prev_[size_t(b)])] = next_[size_t(b)];
   if (next_[size_t(b)] < int(items_.size())) prev_[size_t(next_[size_t(b)])] = prev_[size_t(b)];
   placed_stack_.push_back(b);
-  if (placed_stack_.size() > g_run_depth) {
-    g_run_depth = placed_stack_.size();
-    if (getenv("KDUMP")) {
-      g_dump.clear();
-      char buf[200];
-      for (int s2 = 0; s2 < nsec_; ++s2) { snprintf(buf, sizeof buf, "%llu ", (unsigned long long)(floor_[size_t(s2)] / 1024)); g_dump += buf; }
-      g_dump += "\nplaced:";
-      for (int q : placed_stack_) { snprintf(buf, sizeof buf, " [%d,%d)x%llu@%llu", items_[size_t(q)].s0, items_[size_t(q)].s1, (unsigned long long)(items_[size_t(q)].size/1024), (unsigned long long)(at_[size_t(q)]/1024)); g_dump += buf; }
-      g_dump += "\nslack:";
-      for (int s2 = 0; s2 < nsec_; ++s2) { snprintf(buf, sizeof buf, " %lld", (long long)(cap_ - floor_[size_t(s2)] - rem_[size_t(s2)]) / 1024); g_dump += buf; }
-    }
-  }
 }
 
 void ComponentSearch::unplace_to(size_t mark) {
