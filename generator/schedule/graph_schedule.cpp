@@ -5,6 +5,7 @@
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "lower/lowering.h"
 #include "util/error.h"
@@ -213,6 +214,26 @@ void reorder(Graph& g, const std::vector<int>& order) {
 }
 
 }  // namespace
+
+std::vector<const Node*> node_order(const Graph& g) {
+  std::vector<const Node*> order;
+  for (const auto& n : g.nodes) order.push_back(n.get());
+  return order;
+}
+
+void set_node_order(Graph& g, const std::vector<const Node*>& order) {
+  std::map<const Node*, int> index;
+  for (const auto& n : g.nodes) index.emplace(n.get(), int(index.size()));
+  std::vector<int> positions;
+  for (const Node* n : order) {
+    auto it = index.find(n);
+    if (it == index.end() || it->second < 0) throw std::logic_error("set_node_order: not an order of the graph's nodes");
+    positions.push_back(it->second);
+    it->second = -1;  // each node once
+  }
+  if (positions.size() != g.nodes.size()) throw std::logic_error("set_node_order: not an order of the graph's nodes");
+  reorder(g, positions);
+}
 
 ScheduleReport schedule_graph(Graph& g, const std::string& mode, const LoweredGraph& lowered,
                               uint32_t activation_alignment, const std::function<uint64_t(const Graph&)>& bound_of) {

@@ -28,13 +28,13 @@ struct Im2colTile {
   int64_t rows = 1, cols = 0;  // cols 0: whole rows
   uint64_t bytes = 0;
 };
-Im2colTile im2col_tile(const Node& n, uint64_t per_column, int64_t w_out, int64_t rows) {
-  const bool lean = lowering_target().lean_tiles.count(&n) > 0;
-  const bool ram = lowering_target().ram_priority || lean;
+Im2colTile im2col_tile(const Node& n, const LoweringTarget& target, uint64_t per_column, int64_t w_out, int64_t rows) {
+  const bool lean = target.lean_tiles.count(&n) > 0;
+  const bool ram = target.ram_priority || lean;
   const uint64_t row_bytes = per_column * uint64_t(w_out);
-  const uint64_t budget = lowering_target().ram_priority ? kIm2colBudgetRam
-                          : lean                          ? std::max(kIm2colBudgetRam, row_bytes / 4)
-                                                          : kIm2colBudgetSpeed;
+  const uint64_t budget = target.ram_priority ? kIm2colBudgetRam
+                          : lean              ? std::max(kIm2colBudgetRam, row_bytes / 4)
+                                              : kIm2colBudgetSpeed;
   Im2colTile t;
   if (ram && row_bytes > budget && w_out > 4) {
     t.cols = std::clamp<int64_t>(int64_t(budget / std::max<uint64_t>(per_column, 1)) / 4 * 4, 4, w_out);
@@ -51,7 +51,7 @@ Im2colTile im2col_tile(const Node& n, uint64_t per_column, int64_t w_out, int64_
 
 // `residual`: KilnConvAdd (schedule/residual_fusion.h), Conv's inputs then the
 // tensor added to its output (input 3).
-KernelCall lower_conv_impl(const Node& n, bool residual) {
+KernelCall lower_conv_impl(const Node& n, const LoweringTarget& target, bool residual) {
   require_float32(n);
   const Value* x = n.input(0);
   const Value* w = n.input(1);
@@ -95,7 +95,7 @@ KernelCall lower_conv_impl(const Node& n, bool residual) {
                                       std::max<int64_t>((plane + 3) / 4 * 4, 4));
       k.scratch.push_back({"conv_tile", uint64_t(c_out * std::min(tile_rows, plane)) * sizeof(float), 4});
     } else {
-      const Im2colTile t = im2col_tile(n, (k_len + uint64_t(c_out)) * sizeof(float), g.out[2], g.out[0] * g.out[1]);
+      const Im2colTile t = im2col_tile(n, target, (k_len + uint64_t(c_out)) * sizeof(float), g.out[2], g.out[0] * g.out[1]);
       tile_rows = t.rows;
       tile_cols = t.cols;
       k.scratch.push_back({"im2col_tile", t.bytes, 4});
@@ -115,7 +115,7 @@ KernelCall lower_conv_impl(const Node& n, bool residual) {
   if (!pointwise && !depthwise) {
     // A "row" is one (depth, height) output position: w_out columns of patches.
     const uint64_t per_column = uint64_t(cin_g * g.kernel[0] * g.kernel[1] * g.kernel[2]) * sizeof(float);
-    Im2colTile t = im2col_tile(n, per_column, g.out[2], g.out[0] * g.out[1]);
+    Im2colTile t = im2col_tile(n, target, per_column, g.out[2], g.out[0] * g.out[1]);
     if (!w->is_constant()) t = Im2colTile{t.cols > 0 ? 1 : t.rows, 0, t.cols > 0 ? per_column * uint64_t(g.out[2]) : t.bytes};
     tile_rows = t.rows;
     tile_cols = t.cols;
@@ -158,7 +158,7 @@ KernelCall lower_conv_impl(const Node& n, bool residual) {
     // input channel was copied aside, so the output may sit at any whole number of
     // channel planes from the input.
     const int64_t plane = g.out[0] * g.out[1] * g.out[2];
-    const uint64_t gather_budget = lowering_target().ram_priority ? kGatherBudgetRam : kGatherBudgetSpeed;
+    const uint64_t gather_budget = target.ram_priority ? kGatherBudgetRam : kGatherBudgetSpeed;
     const int64_t cols = std::clamp<int64_t>(int64_t(gather_budget / uint64_t(c_in * 4)) / 4 * 4, 4,
                                              (plane + 3) / 4 * 4);
     KernelCall::Overlap ov;
@@ -179,7 +179,7 @@ KernelCall lower_conv_impl(const Node& n, bool residual) {
 // B_expand, W_depthwise, B_depthwise, W_project, B_project (biases may be absent);
 // the depthwise attributes and the two Clips' bounds (lo1, hi1, lo2, hi2).
 
-KernelCall lower_inverted_residual(const Node& n) {
+KernelCall lower_inverted_residual(const Node& n, const LoweringTarget& target) {
   require_float32(n);
   const Value* x = n.input(0);
   const Value* we = n.input(1);
@@ -201,7 +201,7 @@ KernelCall lower_inverted_residual(const Node& n) {
   // band pays (a block fused by hand, not by that pass).
   PatchBand pb = choose_patch_band(uint64_t(ce), s, w_in, w_out, h_out, x->size_bytes(), y->size_bytes(),
                                    uint64_t(ce) * uint64_t(x->shape[2]) * w_in * sizeof(float),
-                                   lowering_target().ram_priority);
+                                   target.ram_priority);
   if (pb.rows == 0) pb = {1, patch_scratch_bytes(uint64_t(ce), s, w_in, w_out, 1)};
   const uint64_t band = pb.rows;
   KernelCall k;
@@ -228,8 +228,8 @@ KernelCall lower_inverted_residual(const Node& n) {
   return k;
 }
 
-KernelCall lower_conv(const Node& n) { return lower_conv_impl(n, false); }
-KernelCall lower_conv_add(const Node& n) { return lower_conv_impl(n, true); }
+KernelCall lower_conv(const Node& n, const LoweringTarget& target) { return lower_conv_impl(n, target, false); }
+KernelCall lower_conv_add(const Node& n, const LoweringTarget& target) { return lower_conv_impl(n, target, true); }
 
 }  // namespace
 
