@@ -108,7 +108,7 @@ struct LoweringTarget {
 // "+nomve" turns MVE off, "+nodsp" the DSP extension; empty or unknown: none).
 LoweringTarget lowering_target_for_mcpu(const std::string& mcpu);
 
-// A lowering: the kernel call of one node for one target. It stays a std::function
+// A lowering: the kernel call of one node for one target. It stays a function object
 // because the op files register lambdas made by small factories that capture the
 // kernel's name and dtype rule (elementwise.cpp's binary("add", ...), pool.cpp's
 // global_pool(...)): a plain function pointer cannot hold those.
