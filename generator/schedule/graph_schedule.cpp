@@ -50,15 +50,10 @@ uint64_t align_up(uint64_t v, uint64_t a) { return a <= 1 ? v : (v + a - 1) / a 
 
 }  // namespace
 
-static schedule::Problem build_problem(const Graph& g, const std::vector<KernelCall>& calls,
-                                       uint32_t activation_alignment) {
-  std::vector<const Node*> nodes;
-  std::map<const Node*, int> index;
-  for (const auto& n : g.nodes) {
-    index[n.get()] = int(nodes.size());
-    nodes.push_back(n.get());
-  }
-  // Storages: views share their source's, placed Concat inputs the Concat's.
+// Which values share a storage: views share their source's, placed Concat inputs
+// the Concat's (through an in-place producer, as the bufferizer does).
+static UnionFind shared_storages(const std::vector<const Node*>& nodes, const std::map<const Node*, int>& index,
+                                 const std::vector<KernelCall>& calls) {
   UnionFind uf;
   std::set<const Value*> placed;
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -97,6 +92,18 @@ static schedule::Problem build_problem(const Graph& g, const std::vector<KernelC
       }
     }
   }
+  return uf;
+}
+
+static schedule::Problem build_problem(const Graph& g, const std::vector<KernelCall>& calls,
+                                       uint32_t activation_alignment) {
+  std::vector<const Node*> nodes;
+  std::map<const Node*, int> index;
+  for (const auto& n : g.nodes) {
+    index[n.get()] = int(nodes.size());
+    nodes.push_back(n.get());
+  }
+  UnionFind uf = shared_storages(nodes, index, calls);
   schedule::Problem p;
   std::map<const Value*, int> storage_of;  // root -> storage id
   auto storage = [&](const Value* v) -> int {
