@@ -234,7 +234,7 @@ int run(const std::string& file, bool gc) {
   po.fold_options = fo;
   PipelineState state;
   state.graph = graph.get();
-  run_pipeline(state, po, "settle");
+  run_pipeline(state, po, PassId::Settle);
   const FoldReport& r = state.fold_report;
   auto t2 = std::chrono::steady_clock::now();
   long fold_hwm = status_kb("VmHWM:");

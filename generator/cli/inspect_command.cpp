@@ -70,13 +70,13 @@ void add_inspect_command(CLI::App& app) {
     po.fold_options.gc = args->gc;
     PipelineState state;
     state.graph = graph.get();
-    run_pipeline(state, po, "quantize", [](const Pass& pass, const PipelineState& s) {
-      if (pass.name == "settle") {
+    run_pipeline(state, po, PassId::Quantize, [](const Pass& pass, const PipelineState& s) {
+      if (pass.id == PassId::Settle) {
         std::cout << fold_report_details(s.fold_report);
         std::cout << "operators after folding (" << s.graph->nodes.size() << "):" << op_histogram(*s.graph) << "\n";
       }
       // Quantized models: what `kiln compile` makes of their QDQ groups (quant/qdq_rewrite.h).
-      if (pass.name == "quantize" && s.quant_report.quantized_model) {
+      if (pass.id == PassId::Quantize && s.quant_report.quantized_model) {
         std::cout << quant::qdq_report_summary(s.quant_report);
         std::cout << "operators after the integer rewrite (" << s.graph->nodes.size() << "):"
                   << op_histogram(*s.graph) << "\n";

@@ -3,8 +3,6 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
-#include <list>
-#include <map>
 #include <memory>
 #include <optional>
 
@@ -13,13 +11,13 @@
 #include <nlohmann/json.hpp>
 
 #include "driver/memory_plan.h"
+#include "driver/memory_tuning.h"
 #include "driver/pipeline.h"
 #include "emit/c_names.h"
 #include "emit/emitter.h"
 #include "emit/model_library_format.h"
 #include "lower/lowering.h"
 #include "onnx/onnx_importer.h"
-#include "planner/dsa_search.h"
 #include "planner/plan_report.h"
 #include "planner/pool_spec.h"
 #include "schedule/graph_schedule.h"
@@ -126,18 +124,7 @@ class StagingFolder {
   fs::path target_, dir_;
 };
 
-// Everything after import: fold, resolve sequences, lower, plan, emit. Writes the
-// module only when `write` (through a staging folder).
-CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& model_name, const CompileOptions& o,
-                             bool write) {
-  if (o.memory_priority != "auto" && o.memory_priority != "speed" && o.memory_priority != "ram")
-    throw CompileError("--memory-priority " + in_quotes(o.memory_priority) + " is not one of auto, speed, ram");
-  LoweringTarget lowering = lowering_target_for_mcpu(o.mcpu);
-  lowering.ram_priority = o.memory_priority == "ram";
-  std::optional<LoweringTargetScope> target;
-  target.emplace(lowering);
-  std::vector<planner::Pool> pools = make_pools(o);
-  // The passes up to a bufferized program (driver/pipeline.h), then planning and emission.
+PipelineOptions pipeline_options(const CompileOptions& o, const LoweringTarget& target) {
   PipelineOptions po;
   po.fold = o.fold;
   po.fold_options.size_limit_bytes = o.fold_size_limit;
@@ -147,110 +134,64 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
   po.bufferize.overlap = o.overlap;
   po.schedule = o.schedule;
   po.verify_graph = po.verify_graph || o.verify_graph;
-  PipelineState state;
-  state.graph = graph.get();
-  run_pipeline(state, po);
-  auto rerun_from_lower = [&](const LoweringTarget& t) {
-    target.reset();
-    target.emplace(t);
-    bool from_lower = false;
-    for (const Pass& p : pipeline_passes())
-      if ((from_lower = from_lower || p.name == "lower")) run_pass(p, state, po);
-  };
-  // --memory-priority auto: the convolutions whose scratch is live at the peak take
-  // lean im2col tiles (a quarter of an output row), round after round while the
-  // peak moves to another such convolution; kept when the peak of live bytes drops
-  // by at least a twentieth, the point where the extra tiles' instructions buy
-  // enough RAM (docs/memory-planning.md, "Scratch under a budget").
-  std::string lean_note;
-  if (o.memory_priority == "auto") {
-    // What a round produced, kept so that going back to it needs no second run of
-    // the passes (bufferizing with the overlap choice is most of a compile).
-    struct Round {
-      LoweringTarget target;
-      LoweredGraph lowered;
-      ScheduleReport schedule;
-      BufferizedProgram program;
-      std::vector<Node*> order;
-    };
-    auto keep = [&](const LoweringTarget& t) {
-      Round r{t, state.lowered, state.schedule, state.program, {}};
-      for (const auto& n : state.graph->nodes) r.order.push_back(n.get());
-      return r;
-    };
-    auto restore = [&](Round& r) {
-      target.reset();
-      target.emplace(r.target);
-      auto& nodes = state.graph->nodes;
-      std::map<const Node*, std::list<std::unique_ptr<Node>>::iterator> at;
-      for (auto it = nodes.begin(); it != nodes.end(); ++it) at[it->get()] = it;
-      std::list<std::unique_ptr<Node>> ordered;
-      for (Node* n : r.order) ordered.splice(ordered.end(), nodes, at.at(n));
-      nodes.swap(ordered);
-      state.lowered = std::move(r.lowered);
-      state.schedule = std::move(r.schedule);
-      state.program = std::move(r.program);
-    };
-    const uint64_t speed_peak = live_peak(state.program);
-    LoweringTarget lean = lowering;
-    Round speed = keep(lowering);
-    std::optional<Round> best;
-    uint64_t peak = speed_peak;
-    bool current_is_best = true;
-    for (int round = 0; round < 4; ++round) {
-      bool added = false;
-      for (const Node* n : scratch_ops_at_peak(state.program)) added = lean.lean_tiles.insert(n).second || added;
-      if (!added) break;
-      rerun_from_lower(lean);
-      const uint64_t now = live_peak(state.program);
-      current_is_best = now < peak;
-      if (!current_is_best) break;
-      peak = now;
-      best = keep(lean);
-    }
-    if (best && peak * 20 <= speed_peak * 19) {
-      lowering = best->target;
-      if (!current_is_best) restore(*best);
-      lean_note = ", lean im2col tiles in " + std::to_string(lowering.lean_tiles.size()) + " convolution(s) at the peak (live peak " +
-                  std::to_string(speed_peak) + " -> " + std::to_string(live_peak(state.program)) + " B)";
-    } else if (!lean.lean_tiles.empty()) {
-      restore(speed);
-    }
-  }
-  const FoldReport& fold_report = state.fold_report;
-  const quant::QdqReport& quant_report = state.quant_report;
-  const BufferizedProgram& program = state.program;
-  const ScheduleReport& schedule_report = state.schedule;
+  po.target = target;
+  return po;
+}
 
+MemoryPlanOptions memory_plan_options(const CompileOptions& o) {
   MemoryPlanOptions mo;
-  mo.pools = pools;
+  mo.pools = make_pools(o);
   mo.pins = o.pins;
   mo.io_in_workspace = o.io_in_workspace;
   mo.planner.algorithm = o.memory_planner;
   mo.planner.budget_ms = o.planner_budget_ms;
-  MemoryPlan mp;
-  std::string priority_note = lowering.ram_priority ? "ram (--memory-priority ram)" : "speed";
-  // --memory-priority auto: scratch tiles for speed; when that plan does not fit the
-  // pools' capacities, lowered again with tiles for RAM (the passes from `lower` on).
-  for (;;) {
-    progress_stage("planning memory (" + std::to_string(program.buffers.size()) + " buffers)");
-    planner::set_search_progress_hook(&progress_fraction);  // the exact search's share of its budget
-    try {
-      mp = plan_program_memory(program, mo);
-      break;
-    } catch (const CompileError& e) {
-      if (o.memory_priority != "auto" || lowering.ram_priority) throw;
-      priority_note = "ram (the plan with speed tiles did not fit: " + std::string(e.what()) + ")";
-      lowering.ram_priority = true;
-      lean_note.clear();
-      rerun_from_lower(lowering);
-    }
-  }
-  uint64_t scratch_bytes = 0;
-  for (const Buffer& b : program.buffers)
-    if (b.kind == BufferKind::Scratch) scratch_bytes = std::max(scratch_bytes, b.size_bytes);
-  priority_note += lean_note + ", largest scratch " + std::to_string(scratch_bytes) + " B";
+  return mo;
+}
 
+// What compile_graph made, for the report and the summary.
+struct CompileResults {
+  const Graph& graph;
+  const PipelineState& state;
+  const TunedMemory& memory;
+};
+
+void write_report(const CompileResults& r, const std::string& model_name, const CompileOptions& o) {
+  const MemoryPlan& mp = r.memory.plan;
+  const BufferizedProgram& program = r.state.program;
+  nlohmann::json j;
+  j["module"] = o.module_name;
+  j["model"] = model_name;
+  j["mcpu"] = o.mcpu;
+  j["plan"] = planner::plan_to_json(mp.problem, mp.plan, mp.origins);
+  j["folding"] = fold_report_to_json(r.state.fold_report);
+  j["control_flow"] = r.graph.lowering_notes;
+  j["copies"] = program.copies;
+  j["overlaps"] = program.overlaps;
+  if (r.state.quant_report.quantized_model) j["quantization"] = quant::qdq_report_to_json(r.state.quant_report);
+  nlohmann::json ops = nlohmann::json::array();
+  for (size_t i = 0; i < program.ops.size(); ++i) ops.push_back({{"step", i}, {"op", program.ops[i].label}});
+  j["schedule"] = ops;
+  j["schedule_search"] = schedule_report_json(r.state.schedule);
+  j["memory_priority"] = r.memory.note;
+  write_text(o.report_path, j.dump(2) + "\n");
+}
+
+void print_summary(const CompileResults& r, const std::string& model_name, const CompileOptions& o) {
+  const BufferizedProgram& program = r.state.program;
+  std::cout << "kiln: compiled '" << model_name << "' -> " << o.output_dir.string() << " (" << program.ops.size()
+            << " operator calls, " << program.copies.size() << " copies)\n";
+  for (const std::string& note : r.graph.lowering_notes) std::cout << "control flow: " << note << "\n";
+  if (o.fold) std::cout << fold_report_summary(r.state.fold_report);
+  std::cout << quant::qdq_report_summary(r.state.quant_report);
+  std::cout << planner::plan_summary_text(r.memory.plan.problem, r.memory.plan.plan);
+  std::cout << schedule_report_text(r.state.schedule);
+  std::cout << "memory priority: " << r.memory.note << "; " << program.overlaps.size()
+            << " outputs placed across their input\n";
+}
+
+// Emits the module; when `write`, into a staging folder moved into place once
+// every file is written.
+CompiledModule emit(const CompileResults& r, const std::string& model_name, const CompileOptions& o, bool write) {
   progress_stage("writing C");
   EmitOptions eo;
   eo.module_name = o.module_name;
@@ -263,44 +204,33 @@ CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& mo
     staging.emplace(o.output_dir);
     eo.write_dir = staging->dir();
   }
-  CompiledModule module = emit_module(*graph, program, mp.emit, eo);
+  CompiledModule module = emit_module(r.graph, r.state.program, r.memory.plan.emit, eo);
+  if (write) staging->publish();
+  return module;
+}
+
+// Everything after import: the passes (driver/pipeline.h), memory planning under
+// --memory-priority (driver/memory_tuning.h), emission. Writes the module, the
+// report and the memory map only when `write`.
+CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& model_name, const CompileOptions& o,
+                             bool write) {
+  const MemoryPriority priority = parse_memory_priority(o.memory_priority);
+  const PipelineOptions po = pipeline_options(o, initial_lowering_target(o.mcpu, priority));
+  const MemoryPlanOptions mo = memory_plan_options(o);
+  PipelineState state;
+  state.graph = graph.get();
+  run_pipeline(state, po);
+  const TunedMemory memory = plan_memory_tuned(state, po, priority, mo);
+  const CompileResults results{*graph, state, memory};
+  CompiledModule module = emit(results, model_name, o, write);
   if (!write) return module;
-  staging->publish();
-
-  if (!o.report_path.empty()) {
-    nlohmann::json j;
-    j["module"] = o.module_name;
-    j["model"] = model_name;
-    j["mcpu"] = o.mcpu;
-    j["plan"] = planner::plan_to_json(mp.problem, mp.plan, mp.origins);
-    j["folding"] = fold_report_to_json(fold_report);
-    j["control_flow"] = graph->lowering_notes;
-    j["copies"] = program.copies;
-    j["overlaps"] = program.overlaps;
-    if (quant_report.quantized_model) j["quantization"] = quant::qdq_report_to_json(quant_report);
-    nlohmann::json ops = nlohmann::json::array();
-    for (size_t i = 0; i < program.ops.size(); ++i) ops.push_back({{"step", i}, {"op", program.ops[i].label}});
-    j["schedule"] = ops;
-    j["schedule_search"] = schedule_report_json(schedule_report);
-    j["memory_priority"] = priority_note;
-    write_text(o.report_path, j.dump(2) + "\n");
-  }
+  if (!o.report_path.empty()) write_report(results, model_name, o);
   if (!o.memory_map_path.empty())
-    write_text(o.memory_map_path, planner::plan_to_svg(mp.problem, mp.plan, mp.origins, schedule_report_text(schedule_report)));
+    write_text(o.memory_map_path, planner::plan_to_svg(memory.plan.problem, memory.plan.plan, memory.plan.origins,
+                                                       schedule_report_text(state.schedule)));
   if (o.output_format == "mlf") write_model_library_format(module, o.output_dir.string() + ".tar");
-
   progress_stage("");
-  if (!o.quiet) {
-    std::cout << "kiln: compiled '" << model_name << "' -> " << o.output_dir.string() << " ("
-              << program.ops.size() << " operator calls, " << program.copies.size() << " copies)\n";
-    for (const std::string& note : graph->lowering_notes) std::cout << "control flow: " << note << "\n";
-    if (o.fold) std::cout << fold_report_summary(fold_report);
-    std::cout << quant::qdq_report_summary(quant_report);
-    std::cout << planner::plan_summary_text(mp.problem, mp.plan);
-    std::cout << schedule_report_text(schedule_report);
-    std::cout << "memory priority: " << priority_note << "; " << program.overlaps.size()
-              << " outputs placed across their input\n";
-  }
+  if (!o.quiet) print_summary(results, model_name, o);
   return module;
 }
 

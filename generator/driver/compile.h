@@ -1,6 +1,7 @@
 // The whole pipeline behind `kiln compile`: import (onnx/ or tflite/), the passes of
-// driver/pipeline.h (settle -> check -> quantize -> lower -> bufferize), then memory
-// planning and emission. Other commands (verify, conformance) call it too.
+// driver/pipeline.h (settle -> check -> quantize -> fuse -> lower -> schedule ->
+// bufferize), then memory planning under --memory-priority (driver/memory_tuning.h)
+// and emission. Other commands (verify, conformance) call it too.
 #pragma once
 
 #include <filesystem>

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <optional>
 
 #include "bufferize/overlap.h"
 #include "controlflow/control_flow.h"
@@ -17,17 +16,10 @@
 #include "util/error.h"
 #include "util/fault_guard.h"
 #include "util/progress.h"
-#include "util/quoted.h"
 
 namespace kiln {
 
 namespace {
-
-std::vector<const Node*> node_order(const Graph& g) {
-  std::vector<const Node*> order;
-  for (const auto& n : g.nodes) order.push_back(n.get());
-  return order;
-}
 
 // Folding runs more than once (settle_graph); the report covers all rounds.
 void fold_report_accumulate(FoldReport& total, const FoldReport& r) {
@@ -57,7 +49,7 @@ void check_pass(PipelineState& s, const PipelineOptions& o) {
 
 }  // namespace
 
-FoldReport settle_graph(Graph& graph, bool fold, const FoldOptions& options) {
+FoldReport settle_graph(Graph& graph, bool fold, const FoldOptions& options, const LoweringTarget& target) {
   FoldOptions fold_options = options;
   if (!fold_options.infer_shapes) fold_options.infer_shapes = infer_node_shapes;
   ControlFlowOptions control_flow;
@@ -66,15 +58,10 @@ FoldReport settle_graph(Graph& graph, bool fold, const FoldOptions& options) {
   // time (a Reshape to a shape computed from the iteration number has none). Only a
   // lowering's refusal (CompileError) is a reason to unroll; an internal error of a
   // lowering stays an internal error instead of quietly changing the plan.
-  control_flow.runtime_refusal = [](const Node& n) -> std::string {
+  control_flow.runtime_refusal = [&target](const Node& n) -> std::string {
     for (const Value* v : n.inputs)
       if (v && !v->shape_known) return "";  // decided once folding knows the shapes
-    try {
-      lower_node(n);
-      return "";
-    } catch (const CompileError& e) {
-      return e.what();
-    }
+    return can_lower(n, target).value_or("");
   };
   // Control flow the model's own constants decide: Loop and Scan unrolled, an If on
   // a constant condition replaced by its branch (controlflow/control_flow.h).
@@ -106,45 +93,40 @@ FoldReport settle_graph(Graph& graph, bool fold, const FoldOptions& options) {
   return fold_report;
 }
 
-quant::QdqOptions qdq_options_from_lowerings() {
+quant::QdqOptions qdq_options_from_lowerings(const LoweringTarget& target) {
   quant::QdqOptions qo;
   qo.has_kernel = [](const std::string& op) { return has_lowering(op); };
-  qo.refuses = [](const Node& n) -> std::optional<std::string> {
-    try {
-      lower_node(n);
-      return std::nullopt;
-    } catch (const CompileError& e) {
-      return std::string(e.what());
-    }
-  };
+  qo.refuses = [target](const Node& n) { return can_lower(n, target); };
   return qo;
 }
 
 const std::vector<Pass>& pipeline_passes() {
   static const std::vector<Pass> passes = {
-      {"settle", "folding constants and inferring shapes",
+      {PassId::Settle, "settle", "folding constants and inferring shapes",
        [](PipelineState& s, const PipelineOptions& o) {
-         s.fold_report = settle_graph(*s.graph, o.fold, o.fold_options);
+         s.fold_report = settle_graph(*s.graph, o.fold, o.fold_options, o.target);
        }},
-      {"check", "checking shapes", check_pass},
+      {PassId::Check, "check", "checking shapes", check_pass},
       // Quantized (QDQ) groups become integer ops, after folding (which leaves
       // DequantizeLinear of constant weights alone, so the weights stay int8).
-      {"quantize", "rewriting quantized groups to integer ops",
+      {PassId::Quantize, "quantize", "rewriting quantized groups to integer ops",
        [](PipelineState& s, const PipelineOptions& o) {
-         if (o.integer_quantized) s.quant_report = quant::rewrite_quantized_graph(*s.graph, qdq_options_from_lowerings());
+         if (o.integer_quantized)
+           s.quant_report = quant::rewrite_quantized_graph(*s.graph, qdq_options_from_lowerings(o.target));
        }},
       // Memory (docs/memory-planning.md): a Conv whose result only feeds an Add
       // becomes one op that may write over the Add's other input.
-      {"fuse", "fusing residual blocks",
+      {PassId::Fuse, "fuse", "fusing residual blocks",
        [](PipelineState& s, const PipelineOptions& o) {
          if (!o.bufferize.overlap) return;
          // Patch-based execution of the inverted residual blocks that set the peak
          // (before residual fusion, which would take their projections).
-         fuse_inverted_residuals(*s.graph, lowering_target().ram_priority);
+         fuse_inverted_residuals(*s.graph, o.target.ram_priority);
          fuse_residual_adds(*s.graph);
        }},
-      {"lower", "lowering", [](PipelineState& s, const PipelineOptions&) { s.lowered = lower_graph(*s.graph); }},
-      {"schedule", "scheduling operators",
+      {PassId::Lower, "lower", "lowering",
+       [](PipelineState& s, const PipelineOptions& o) { s.lowered = lower_graph(*s.graph, o.target); }},
+      {PassId::Schedule, "schedule", "scheduling operators",
        [](PipelineState& s, const PipelineOptions& o) {
          s.measured_orders.clear();
          s.schedule = schedule_graph(*s.graph, o.schedule, s.lowered, o.bufferize.activation_alignment,
@@ -155,7 +137,7 @@ const std::vector<Pass>& pipeline_passes() {
            return peak;
          });
        }},
-      {"bufferize", "bufferizing",
+      {PassId::Bufferize, "bufferize", "bufferizing",
        [](PipelineState& s, const PipelineOptions& o) {
          const std::vector<const Node*> order = node_order(*s.graph);
          auto measured = std::find_if(s.measured_orders.begin(), s.measured_orders.end(),
@@ -179,24 +161,34 @@ bool verify_graph_by_default() {
 #endif
 }
 
-void run_pass(const Pass& pass, PipelineState& state, const PipelineOptions& options) {
-  FaultScope scope("the pipeline's '" + pass.name + "' pass");
-  pass.run(state, options);
-  if (options.verify_graph) verify_graph(*state.graph, "the '" + pass.name + "' pass");
+namespace {
+
+// The passes from `first` through `last`, each followed by the graph check.
+void run_passes(PipelineState& state, const PipelineOptions& options, PassId first, PassId last,
+                const std::function<void(const Pass&, const PipelineState&)>& after) {
+  for (const Pass& p : pipeline_passes()) {
+    if (p.id < first) continue;
+    progress_stage(p.id == PassId::Settle && !options.fold ? "inferring shapes" : p.progress);
+    {
+      FaultScope scope("the pipeline's '" + p.name + "' pass");
+      p.run(state, options);
+      if (options.verify_graph) verify_graph(*state.graph, "the '" + p.name + "' pass");
+    }
+    if (after) after(p, state);
+    if (p.id == last) break;
+  }
 }
 
-void run_pipeline(PipelineState& state, const PipelineOptions& options, const std::string& last,
+}  // namespace
+
+void run_pipeline(PipelineState& state, const PipelineOptions& options, PassId last,
                   const std::function<void(const Pass&, const PipelineState&)>& after) {
-  const auto& passes = pipeline_passes();
-  if (!last.empty() && std::none_of(passes.begin(), passes.end(), [&](const Pass& p) { return p.name == last; }))
-    throw std::logic_error("no pipeline pass named " + in_quotes(last));
   if (options.verify_graph) verify_graph(*state.graph, "import");
-  for (const Pass& p : passes) {
-    progress_stage(p.name == "settle" && !options.fold ? "inferring shapes" : p.progress);
-    run_pass(p, state, options);
-    if (after) after(p, state);
-    if (p.name == last) break;
-  }
+  run_passes(state, options, PassId::Settle, last, after);
+}
+
+void rerun_lowering_passes(PipelineState& state, const PipelineOptions& options) {
+  run_passes(state, options, PassId::Lower, PassId::Bufferize, {});
 }
 
 }  // namespace kiln

@@ -16,8 +16,6 @@ namespace kiln {
 
 namespace {
 
-thread_local LoweringTarget current_target;
-
 std::map<std::string, LowerFn>& registry() {
   static std::map<std::string, LowerFn> r;
   return r;
@@ -83,21 +81,31 @@ void ensure_registered() {
   (void)done;
 }
 
-}  // namespace
-
 // Ops of other domains are keyed "<domain>::<op_type>".
 std::string registry_key(const std::string& domain, const std::string& op_type) {
   return domain.empty() || domain == "ai.onnx" ? op_type : domain + "::" + op_type;
 }
 
-void register_lowering(const std::string& op_type, LowerFn fn) {
-  if (!registry().emplace(op_type, std::move(fn)).second)
-    throw std::logic_error("two lowerings registered for " + in_quotes(op_type));
+void add_lowering(const std::string& key, LowerFn fn) {
+  if (!registry().emplace(key, std::move(fn)).second)
+    throw std::logic_error("two lowerings registered for " + in_quotes(key));
 }
 
-void register_domain_lowering(const std::string& domain, const std::string& op_type, LowerFn fn) {
-  if (!registry().emplace(registry_key(domain, op_type), std::move(fn)).second)
-    throw std::logic_error("two lowerings registered for '" + registry_key(domain, op_type) + "'");
+// A lowering that does not look at the target.
+LowerFn ignoring_target(TargetFreeLowerFn fn) {
+  return [fn](const Node& n, const LoweringTarget&) { return fn(n); };
+}
+
+}  // namespace
+
+void register_lowering(const std::string& op_type, LowerFn fn) { add_lowering(op_type, std::move(fn)); }
+
+void register_lowering(const std::string& op_type, TargetFreeLowerFn fn) {
+  add_lowering(op_type, ignoring_target(fn));
+}
+
+void register_domain_lowering(const std::string& domain, const std::string& op_type, TargetFreeLowerFn fn) {
+  add_lowering(registry_key(domain, op_type), ignoring_target(fn));
 }
 
 bool has_lowering(const std::string& op_type) {
@@ -112,7 +120,7 @@ std::vector<std::string> supported_ops() {
   return r;
 }
 
-KernelCall lower_node(const Node& node) {
+KernelCall lower_node(const Node& node, const LoweringTarget& target) {
   ensure_registered();
   auto it = registry().find(registry_key(node.domain, node.op_type));
   if (it == registry().end() && registry_key(node.domain, node.op_type) != node.op_type)
@@ -125,12 +133,21 @@ KernelCall lower_node(const Node& node) {
   // finite) stops here, named, before its lowering reads it.
   if (node.domain.empty() && ops::is_kiln_op(node.op_type))
     if (auto problem = ops::verify_node(node)) throw CompileError(node.describe() + ": " + *problem);
-  return it->second(node);
+  return it->second(node, target);
 }
 
-LoweredGraph lower_graph(const Graph& graph) {
+std::optional<std::string> can_lower(const Node& node, const LoweringTarget& target) {
+  try {
+    lower_node(node, target);
+    return std::nullopt;
+  } catch (const CompileError& e) {
+    return std::string(e.what());
+  }
+}
+
+LoweredGraph lower_graph(const Graph& graph, const LoweringTarget& target) {
   LoweredGraph lowered;
-  for (const auto& n : graph.nodes) lowered.calls.emplace(n.get(), lower_node(*n));
+  for (const auto& n : graph.nodes) lowered.calls.emplace(n.get(), lower_node(*n, target));
   return lowered;
 }
 
@@ -162,11 +179,5 @@ LoweringTarget lowering_target_for_mcpu(const std::string& mcpu) {
           mcpu.find("+nodsp") == std::string::npos;
   return t;
 }
-
-const LoweringTarget& lowering_target() { return current_target; }
-
-LoweringTargetScope::LoweringTargetScope(const LoweringTarget& t) : previous_(current_target) { current_target = t; }
-
-LoweringTargetScope::~LoweringTargetScope() { current_target = previous_; }
 
 }  // namespace kiln

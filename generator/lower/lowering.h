@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -84,34 +85,14 @@ struct KernelCall {
   bool placement_keeps_call = false;
 };
 
-using LowerFn = std::function<KernelCall(const Node&)>;
-
-// Registers a lowering for an op type (default ONNX domain). Called by the
-// registration function of each op file in lower/ops/ (listed in lower/ops/ops.h and
-// called, all of them, from one list in lowering.cpp).
-void register_lowering(const std::string& op_type, LowerFn fn);
-// Registers a lowering for an op of another domain (e.g. ai.onnx.preview.training).
-void register_domain_lowering(const std::string& domain, const std::string& op_type, LowerFn fn);
-// The lowering for `node`; throws CompileError naming the node when the op type has
-// no lowering. The lowering itself throws CompileError for unsupported
-// dtypes/attributes, always naming the node (node.describe()).
-KernelCall lower_node(const Node& node);
-bool has_lowering(const std::string& op_type);
-std::vector<std::string> supported_ops();
-
-// The lowering pass: the kernel call of every node of `graph` (lower_node), in
-// schedule order. Bufferization (bufferize/bufferize.h) takes it from here.
-struct LoweredGraph {
-  std::map<const Node*, KernelCall> calls;
-};
-LoweredGraph lower_graph(const Graph& graph);
-
-// What the lowerings may know of the target CPU to choose a kernel's form (for
-// one compilation, from CompileOptions::mcpu). `mve`: the CPU has the M-profile
-// Vector Extension (Helium; Cortex-M55, Cortex-M85), whose int8 dot product
-// wants int8 weights (docs/quantization.md). `dsp`: the Arm DSP extension without
-// MVE (Cortex-M4, M7, M33, M35P), whose int8 GEMM reads the packed form
-// (kiln_conv2d_s8_pk, crt/include/kiln/nn_s8.h).
+// What the lowerings may know of the target CPU and of the memory choices of one
+// compilation, to choose a kernel's form. Nothing else carries it: the driver
+// builds it (from CompileOptions::mcpu and --memory-priority) and passes it to
+// lower_graph / lower_node, which pass it to every lowering. `mve`: the CPU has
+// the M-profile Vector Extension (Helium; Cortex-M55, Cortex-M85), whose int8 dot
+// product wants int8 weights (docs/quantization.md). `dsp`: the Arm DSP extension
+// without MVE (Cortex-M4, M7, M33, M35P), whose int8 GEMM reads the packed form
+// (kiln_conv2d_s8_pk, crt/include/kiln/nn_s8.h). The default: none of them.
 struct LoweringTarget {
   bool mve = false;
   bool dsp = false;
@@ -120,25 +101,46 @@ struct LoweringTarget {
   bool ram_priority = false;
   // --memory-priority auto: the convolutions whose im2col tile is live at the
   // workspace's peak take lean column tiles (a quarter of an output row) while the
-  // others keep speed tiles (driver/compile.cpp decides, docs/memory-planning.md).
+  // others keep speed tiles (driver/memory_tuning.h decides, docs/memory-planning.md).
   std::set<const Node*> lean_tiles;
 };
 // The target features of an -mcpu value ("cortex-m55", "cortex-m85+nofp", ...;
 // "+nomve" turns MVE off, "+nodsp" the DSP extension; empty or unknown: none).
 LoweringTarget lowering_target_for_mcpu(const std::string& mcpu);
-// The target of the compilation running on this thread (none outside a scope).
-const LoweringTarget& lowering_target();
-// Sets lowering_target() for its lifetime (restores the previous one after).
-class LoweringTargetScope {
- public:
-  explicit LoweringTargetScope(const LoweringTarget& t);
-  ~LoweringTargetScope();
-  LoweringTargetScope(const LoweringTargetScope&) = delete;
-  LoweringTargetScope& operator=(const LoweringTargetScope&) = delete;
 
- private:
-  LoweringTarget previous_;
+// A lowering: the kernel call of one node for one target. It stays a function object
+// because the op files register lambdas made by small factories that capture the
+// kernel's name and dtype rule (elementwise.cpp's binary("add", ...), pool.cpp's
+// global_pool(...)): a plain function pointer cannot hold those.
+using LowerFn = std::function<KernelCall(const Node&, const LoweringTarget&)>;
+// Most lowerings choose their kernel from the node alone and are plain functions.
+using TargetFreeLowerFn = KernelCall (*)(const Node&);
+
+// Registers a lowering for an op type (default ONNX domain). Called by the
+// registration function of each op file in lower/ops/ (listed in lower/ops/ops.h and
+// called, all of them, from one list in lowering.cpp).
+void register_lowering(const std::string& op_type, LowerFn fn);
+void register_lowering(const std::string& op_type, TargetFreeLowerFn fn);
+// Registers a lowering for an op of another domain (e.g. ai.onnx.preview.training).
+void register_domain_lowering(const std::string& domain, const std::string& op_type, TargetFreeLowerFn fn);
+// The lowering for `node` on `target`; throws CompileError naming the node when the
+// op type has no lowering. The lowering itself throws CompileError for unsupported
+// dtypes/attributes, always naming the node (node.describe()).
+KernelCall lower_node(const Node& node, const LoweringTarget& target);
+// Whether lower_node(node, target) succeeds: nothing, or why not (the text of the
+// CompileError it throws: the node is not supported as it stands). It runs the
+// lowering and drops the call. Any other exception (std::logic_error, ...) is an
+// internal error of a lowering and propagates: it is never taken for a refusal.
+std::optional<std::string> can_lower(const Node& node, const LoweringTarget& target);
+bool has_lowering(const std::string& op_type);
+std::vector<std::string> supported_ops();
+
+// The lowering pass: the kernel call of every node of `graph` (lower_node), in
+// schedule order. Bufferization (bufferize/bufferize.h) takes it from here.
+struct LoweredGraph {
+  std::map<const Node*, KernelCall> calls;
 };
+LoweredGraph lower_graph(const Graph& graph, const LoweringTarget& target);
 
 // Helpers shared by the op files.
 std::string c_float(double v);            // round-trippable float literal: "0.5f", "-INFINITY"

@@ -5,18 +5,10 @@
 #include <numeric>
 #include <random>
 #include <tuple>
-#include <string>
-#include <cstring>
-#include <cstdio>
-#include <cstdlib>
 
 #include "planner/conflicts.h"
 
 namespace kiln::planner {
-size_t g_run_depth = 0;
-std::vector<size_t> g_depths;
-std::string g_dump;
-uint64_t g_cur_run = 0;
 
 namespace {
 
@@ -145,20 +137,16 @@ ComponentSearch::Result ComponentSearch::decide(uint64_t capacity, SearchBudget*
     if (run > 0) {
       std::vector<int> order(n);
       std::iota(order.begin(), order.end(), 0);
-      static const uint64_t ksb = getenv("KSB") ? strtoull(getenv("KSB"), 0, 10) : 0;
-      std::mt19937_64 rng(run + ksb * 7919);
+      std::mt19937_64 rng(run);
       std::shuffle(order.begin(), order.end(), rng);
       for (size_t r = 0; r < n; ++r) tiebreak_[size_t(order[r])] = int(r);
     }
     run_left_ = kRestartBase * luby(run + 1);
-    g_cur_run = run;
     out_of_budget_ = false;
     if (solve(0, nsec_, may_wait_ ? 0 : kNone)) {
       for (size_t b = 0; b < n; ++b) offsets_[size_t(items_[b].id_index)] = at_[b];
       return Result::Found;
     }
-    g_depths.push_back(g_run_depth); g_run_depth = 0;
-    if (getenv("KDUMP") && run == 0) printf("RUN0 deepest state floors:\n%s\n", g_dump.c_str());
     if (!out_of_budget_) return Result::Infeasible;  // the whole tree was searched
     if (budget_->exhausted) return Result::OutOfBudget;
   }
@@ -191,55 +179,44 @@ bool ComponentSearch::sections_fit(int lo, int hi, uint64_t m, uint64_t level) {
   return true;
 }
 
-bool ComponentSearch::solve(int lo, int hi, uint64_t level) {
-  // Parts between boundaries no unplaced item crosses, keeping those with work.
-  // A section no unplaced item lives in is bounded by such boundaries.
-  uint64_t load = 0;
-  {
-    struct Part {
-      int lo, hi;
-      uint64_t load;
-    };
-    Part first{0, 0, 0};
-    std::vector<Part> more;  // only allocated when the node splits
-    int count = 0;
-    for (int a = lo; a < hi;) {
-      uint64_t l = rem_[size_t(a)];
-      int b = a + 1;
-      for (; b < hi && cross_[size_t(b)] > 0; ++b) l = std::max(l, rem_[size_t(b)]);
-      if (l > 0) {
-        if (count == 1) more.push_back(first);
-        if (count == 0) first = {a, b, l};
-        else more.push_back({a, b, l});
-        ++count;
-      }
-      a = b;
+// Parts between boundaries no unplaced item crosses, keeping those with work (a
+// section no unplaced item lives in is bounded by such boundaries). Returns their
+// number; the first part is `first`, and when there are several, `more` holds
+// them all (only then allocated).
+int ComponentSearch::parts(int lo, int hi, Part& first, std::vector<Part>& more) const {
+  int count = 0;
+  for (int a = lo; a < hi;) {
+    uint64_t l = rem_[size_t(a)];
+    int b = a + 1;
+    for (; b < hi && cross_[size_t(b)] > 0; ++b) l = std::max(l, rem_[size_t(b)]);
+    if (l > 0) {
+      if (count == 1) more.push_back(first);
+      if (count == 0) first = {a, b, l};
+      else more.push_back({a, b, l});
+      ++count;
     }
-    if (count == 0) return true;
-    if (count > 1) {
-      // Most loaded part first: an infeasible part fails there soonest.
-      std::stable_sort(more.begin(), more.end(), [](const Part& x, const Part& y) { return x.load > y.load; });
-      const size_t mark = placed_stack_.size();
-      for (const Part& p : more)
-        if (!solve(p.lo, p.hi, level)) {
-          unplace_to(mark);
-          return false;
-        }
-      return true;
+    a = b;
+  }
+  return count;
+}
+
+// Independent parts, most loaded first: an infeasible part fails there soonest.
+bool ComponentSearch::solve_parts(std::vector<Part>& parts, uint64_t level) {
+  std::stable_sort(parts.begin(), parts.end(), [](const Part& x, const Part& y) { return x.load > y.load; });
+  const size_t mark = placed_stack_.size();
+  for (const Part& p : parts)
+    if (!solve(p.lo, p.hi, level)) {
+      unplace_to(mark);
+      return false;
     }
-    lo = first.lo, hi = first.hi, load = first.load;
-  }
-  if (run_left_ == 0 || !budget_->spend()) {
-    out_of_budget_ = true;
-    return false;
-  }
-  --run_left_;
-  // The lowest offset m a free item can take, the free items at m (in start
-  // order) and whether some item waits.
-  const int ib = first_item_[size_t(lo)], ie = first_item_[size_t(hi)];
+  return true;
+}
+
+// The lowest offset m a free item of items [ib, ie) can take; pushes the free items
+// at m (in start order) on scratch_ and says whether some item waits.
+uint64_t ComponentSearch::lowest_offset(int ib, int ie, uint64_t level, bool& any_waiting) {
   const size_t base = scratch_.size();
   uint64_t m = kNone;
-  bool any_waiting = false;
   int b = ib;
   while (b < ie && placed_[size_t(b)]) ++b;
   for (; b < ie; b = next_[size_t(b)]) {
@@ -252,96 +229,70 @@ bool ComponentSearch::solve(int lo, int hi, uint64_t level) {
     if (o < m) m = o, scratch_.resize(base);
     if (o == m) scratch_.push_back(b);
   }
-  const size_t end = scratch_.size();
-  uint64_t k1 = h1_ ^ mix(uint64_t(lo) << 32 | uint64_t(hi)), k2 = h2_ + uint64_t(lo) * 0x9e3779b97f4a7c15ULL + uint64_t(hi);
-  if (may_wait_) k1 ^= mix(level + 0x632be59bd9b4e019ULL);
-  k2 |= 1;
-  auto fail = [&](bool remember) {
-    scratch_.resize(base);
-    if (remember && !out_of_budget_) memo_add(k1, k2);
-    return false;
-  };
-  if (base == end) return fail(true);  // only waiting items, nothing to lift them
-  if (memo_has(k1, k2)) return fail(false);
-  if (m + load > cap_ || !sections_fit(lo, hi, m, level)) return fail(true);
-  if (any_waiting) {
-    for (b = ib; b < ie && placed_[size_t(b)]; ++b) {
-    }
-    for (; b < ie; b = next_[size_t(b)]) {
-      const uint64_t o = offset_of(b);
-      if (!waiting(b, o, level)) continue;
-      bool ok = false;
-      if (may_wait_) {
-        // A waiting item must be lifted by an unplaced item it conflicts with.
-        for (int y : conflicts_[size_t(b)])
-          if (!placed_[size_t(y)]) {
-            ok = true;
-            break;
-          }
-      } else {
-        // An item excluded at m must conflict with an item placed at m.
-        const Item& it = items_[size_t(b)];
-        for (size_t k = base; k < end && !ok; ++k) {
-          const Item& c = items_[size_t(scratch_[k])];
-          ok = c.s0 < it.s1 && it.s0 < c.s1;
-        }
-      }
-      if (!ok) return fail(true);
-    }
-  }
-  // Forced: without waiting, an item at m overlapping no other free item at m
-  // (the maximal set contains it); with waiting, an item no unplaced item
-  // conflicts with (nothing could ever lift it).
-  int forced = -1;
-  if (!may_wait_) {
-    int max_end = INT_MIN;
-    for (size_t k = base; k < end && forced < 0; ++k) {
-      const Item& it = items_[size_t(scratch_[k])];
-      const int next_start = k + 1 < end ? items_[size_t(scratch_[k + 1])].s0 : INT_MAX;
-      if (max_end <= it.s0 && next_start >= it.s1) forced = scratch_[k];
-      max_end = std::max(max_end, it.s1);
-    }
-  } else {
-    for (size_t k = base; k < end && forced < 0; ++k) {
-      bool alone = true;
-      for (int y : conflicts_[size_t(scratch_[k])])
+  return m;
+}
+
+// Whether every waiting item of [ib, ie) may still be placed: with waiting, an
+// unplaced item it conflicts with could lift it; without, an item excluded at m
+// conflicts with one of the free items at m (scratch_[base, end)).
+bool ComponentSearch::waiting_items_can_move(int ib, int ie, uint64_t level, size_t base, size_t end) const {
+  int b = ib;
+  while (b < ie && placed_[size_t(b)]) ++b;
+  for (; b < ie; b = next_[size_t(b)]) {
+    const uint64_t o = offset_of(b);
+    if (!waiting(b, o, level)) continue;
+    bool ok = false;
+    if (may_wait_) {
+      for (int y : conflicts_[size_t(b)])
         if (!placed_[size_t(y)]) {
-          alone = false;
+          ok = true;
           break;
         }
-      if (alone) forced = scratch_[k];
-    }
-  }
-  if (forced >= 0) {
-    scratch_.resize(base);
-    const size_t mark = placed_stack_.size();
-    place(forced, m);
-    if (solve(lo, hi, m)) return true;
-    unplace_to(mark);
-    return fail(true);
-  }
-  // The choices, best first: filling a valley of the skyline, then levelling
-  // with a neighbour, then this run's tie-break order.
-  static const char* kalt = getenv("KALT");
-  const int ksec = kalt ? kalt[g_cur_run % strlen(kalt)] - '0' : (getenv("KSEC") ? atoi(getenv("KSEC")) : 0);
-  int tight = -1;
-  if (ksec && !may_wait_) {
-    uint64_t best = kNone;
-    int bestc = INT_MAX;
-    for (size_t k = base; k < end; ++k) {
-      const Item& it = items_[size_t(scratch_[k])];
-      for (int s = it.s0; s < it.s1; ++s) {
-        const uint64_t sl = cap_ - m - rem_[size_t(s)];
-        int cnt = 0;
-        if (ksec == 2) for (size_t j = base; j < end; ++j) { const Item& c = items_[size_t(scratch_[j])]; cnt += c.s0 <= s && s < c.s1; }
-        if (ksec == 3) { if (sl != 0) continue; for (size_t j = base; j < end; ++j) { const Item& c = items_[size_t(scratch_[j])]; cnt += c.s0 <= s && s < c.s1; } }
-        if (ksec >= 2 ? std::make_pair(cnt, sl) < std::make_pair(bestc, best) : sl < best) best = sl, bestc = cnt, tight = s;
+    } else {
+      const Item& it = items_[size_t(b)];
+      for (size_t k = base; k < end && !ok; ++k) {
+        const Item& c = items_[size_t(scratch_[k])];
+        ok = c.s0 < it.s1 && it.s0 < c.s1;
       }
     }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Forced: without waiting, an item at m overlapping no other free item at m
+// (the maximal set contains it); with waiting, an item no unplaced item
+// conflicts with (nothing could ever lift it). -1: none.
+int ComponentSearch::forced_item(size_t base, size_t end) const {
+  if (!may_wait_) {
+    int max_end = INT_MIN;
+    for (size_t k = base; k < end; ++k) {
+      const Item& it = items_[size_t(scratch_[k])];
+      const int next_start = k + 1 < end ? items_[size_t(scratch_[k + 1])].s0 : INT_MAX;
+      if (max_end <= it.s0 && next_start >= it.s1) return scratch_[k];
+      max_end = std::max(max_end, it.s1);
+    }
+    return -1;
   }
   for (size_t k = base; k < end; ++k) {
+    bool alone = true;
+    for (int y : conflicts_[size_t(scratch_[k])])
+      if (!placed_[size_t(y)]) {
+        alone = false;
+        break;
+      }
+    if (alone) return scratch_[k];
+  }
+  return -1;
+}
+
+// The choices among the free items at m (scratch_[base, end)), best first: filling
+// a valley of the skyline, then levelling with a neighbour, then this run's
+// tie-break order. The best one goes at m; else it is excluded at m and the next
+// one goes there; and so on; in waiting mode, last, no more items at m at all.
+bool ComponentSearch::branch(int lo, int hi, uint64_t m, size_t base, size_t end) {
+  for (size_t k = base; k < end; ++k) {
     const Item& it = items_[size_t(scratch_[k])];
-    if (tight >= 0 && !(it.s0 <= tight && tight < it.s1)) continue;
     if (it.twin_prev < 0 || placed_[size_t(it.twin_prev)]) scratch_.push_back(scratch_[k]);
   }
   const size_t cbeg = end, cend = scratch_.size();
@@ -356,8 +307,6 @@ bool ComponentSearch::solve(int lo, int hi, uint64_t level) {
     const int sx = score(x), sy = score(y);
     return sx != sy ? sx > sy : tiebreak_[size_t(x)] < tiebreak_[size_t(y)];
   });
-  // Branch: the best choice goes at m; else it is excluded at m and the next
-  // one goes there; and so on.
   const size_t excl_mark = excl_undo_.size();
   bool found = false;
   for (size_t c = cbeg; c < cend && !found && !out_of_budget_; ++c) {
@@ -370,22 +319,52 @@ bool ComponentSearch::solve(int lo, int hi, uint64_t level) {
       exclude(x, m);
     }
   }
-  // Waiting mode: or no more items at m at all.
   if (!found && may_wait_ && !out_of_budget_ && solve(lo, hi, m + 1)) found = true;
-  if (!found && tight >= 0 && !out_of_budget_) {
-    for (size_t k = base; k < end; ++k) {
-      const int x = scratch_[k];
-      const Item& it = items_[size_t(x)];
-      if (it.s0 <= tight && tight < it.s1 && excl_[size_t(x)] != m) exclude(x, m);
-    }
-    if (solve(lo, hi, m)) found = true;
-  }
   unexclude_to(excl_mark);
-  if (found) {
-    scratch_.resize(base);
-    return true;
+  return found;
+}
+
+bool ComponentSearch::solve(int lo, int hi, uint64_t level) {
+  Part first{0, 0, 0};
+  std::vector<Part> more;
+  const int count = parts(lo, hi, first, more);
+  if (count == 0) return true;
+  if (count > 1) return solve_parts(more, level);
+  lo = first.lo, hi = first.hi;
+  const uint64_t load = first.load;
+  if (run_left_ == 0 || !budget_->spend()) {
+    out_of_budget_ = true;
+    return false;
   }
-  return fail(true);
+  --run_left_;
+  const int ib = first_item_[size_t(lo)], ie = first_item_[size_t(hi)];
+  const size_t base = scratch_.size();
+  bool any_waiting = false;
+  const uint64_t m = lowest_offset(ib, ie, level, any_waiting);
+  const size_t end = scratch_.size();
+  uint64_t k1 = h1_ ^ mix(uint64_t(lo) << 32 | uint64_t(hi)), k2 = h2_ + uint64_t(lo) * 0x9e3779b97f4a7c15ULL + uint64_t(hi);
+  if (may_wait_) k1 ^= mix(level + 0x632be59bd9b4e019ULL);
+  k2 |= 1;
+  auto fail = [&](bool remember) {
+    scratch_.resize(base);
+    if (remember && !out_of_budget_) memo_add(k1, k2);
+    return false;
+  };
+  if (base == end) return fail(true);  // only waiting items, nothing to lift them
+  if (memo_has(k1, k2)) return fail(false);
+  if (m + load > cap_ || !sections_fit(lo, hi, m, level)) return fail(true);
+  if (any_waiting && !waiting_items_can_move(ib, ie, level, base, end)) return fail(true);
+  if (const int forced = forced_item(base, end); forced >= 0) {
+    scratch_.resize(base);
+    const size_t mark = placed_stack_.size();
+    place(forced, m);
+    if (solve(lo, hi, m)) return true;
+    unplace_to(mark);
+    return fail(true);
+  }
+  if (!branch(lo, hi, m, base, end)) return fail(true);
+  scratch_.resize(base);
+  return true;
 }
 
 void ComponentSearch::place(int b, uint64_t at) {
@@ -417,18 +396,6 @@ void ComponentSearch::place(int b, uint64_t at) {
   if (prev_[size_t(b)] >= 0) next_[size_t(prev_[size_t(b)])] = next_[size_t(b)];
   if (next_[size_t(b)] < int(items_.size())) prev_[size_t(next_[size_t(b)])] = prev_[size_t(b)];
   placed_stack_.push_back(b);
-  if (placed_stack_.size() > g_run_depth) {
-    g_run_depth = placed_stack_.size();
-    if (getenv("KDUMP")) {
-      g_dump.clear();
-      char buf[200];
-      for (int s2 = 0; s2 < nsec_; ++s2) { snprintf(buf, sizeof buf, "%llu ", (unsigned long long)(floor_[size_t(s2)] / 1024)); g_dump += buf; }
-      g_dump += "\nplaced:";
-      for (int q : placed_stack_) { snprintf(buf, sizeof buf, " [%d,%d)x%llu@%llu", items_[size_t(q)].s0, items_[size_t(q)].s1, (unsigned long long)(items_[size_t(q)].size/1024), (unsigned long long)(at_[size_t(q)]/1024)); g_dump += buf; }
-      g_dump += "\nslack:";
-      for (int s2 = 0; s2 < nsec_; ++s2) { snprintf(buf, sizeof buf, " %lld", (long long)(cap_ - floor_[size_t(s2)] - rem_[size_t(s2)]) / 1024); g_dump += buf; }
-    }
-  }
 }
 
 void ComponentSearch::unplace_to(size_t mark) {

@@ -77,7 +77,19 @@ class ComponentSearch {
     int id_index;   // index into ids_
   };
 
+  struct Part {
+    int lo, hi;     // sections [lo, hi)
+    uint64_t load;  // the most unplaced bytes live in one of its sections
+  };
+
+  // The search over sections [lo, hi) at `level` (the offset last placed at); its steps:
   bool solve(int lo, int hi, uint64_t level);
+  int parts(int lo, int hi, Part& first, std::vector<Part>& more) const;
+  bool solve_parts(std::vector<Part>& parts, uint64_t level);
+  uint64_t lowest_offset(int ib, int ie, uint64_t level, bool& any_waiting);
+  bool waiting_items_can_move(int ib, int ie, uint64_t level, size_t base, size_t end) const;
+  int forced_item(size_t base, size_t end) const;
+  bool branch(int lo, int hi, uint64_t m, size_t base, size_t end);
   bool sections_fit(int lo, int hi, uint64_t m, uint64_t level);
   void place(int b, uint64_t at);
   void unplace_to(size_t mark);

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "lower/lowering.h"
 #include "util/error.h"
@@ -49,15 +50,10 @@ uint64_t align_up(uint64_t v, uint64_t a) { return a <= 1 ? v : (v + a - 1) / a 
 
 }  // namespace
 
-static schedule::Problem build_problem(const Graph& g, const std::vector<KernelCall>& calls,
-                                       uint32_t activation_alignment) {
-  std::vector<const Node*> nodes;
-  std::map<const Node*, int> index;
-  for (const auto& n : g.nodes) {
-    index[n.get()] = int(nodes.size());
-    nodes.push_back(n.get());
-  }
-  // Storages: views share their source's, placed Concat inputs the Concat's.
+// Which values share a storage: views share their source's, placed Concat inputs
+// the Concat's (through an in-place producer, as the bufferizer does).
+static UnionFind shared_storages(const std::vector<const Node*>& nodes, const std::map<const Node*, int>& index,
+                                 const std::vector<KernelCall>& calls) {
   UnionFind uf;
   std::set<const Value*> placed;
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -96,6 +92,18 @@ static schedule::Problem build_problem(const Graph& g, const std::vector<KernelC
       }
     }
   }
+  return uf;
+}
+
+static schedule::Problem build_problem(const Graph& g, const std::vector<KernelCall>& calls,
+                                       uint32_t activation_alignment) {
+  std::vector<const Node*> nodes;
+  std::map<const Node*, int> index;
+  for (const auto& n : g.nodes) {
+    index[n.get()] = int(nodes.size());
+    nodes.push_back(n.get());
+  }
+  UnionFind uf = shared_storages(nodes, index, calls);
   schedule::Problem p;
   std::map<const Value*, int> storage_of;  // root -> storage id
   auto storage = [&](const Value* v) -> int {
@@ -213,6 +221,26 @@ void reorder(Graph& g, const std::vector<int>& order) {
 }
 
 }  // namespace
+
+std::vector<const Node*> node_order(const Graph& g) {
+  std::vector<const Node*> order;
+  for (const auto& n : g.nodes) order.push_back(n.get());
+  return order;
+}
+
+void set_node_order(Graph& g, const std::vector<const Node*>& order) {
+  std::map<const Node*, int> index;
+  for (const auto& n : g.nodes) index.emplace(n.get(), int(index.size()));
+  std::vector<int> positions;
+  for (const Node* n : order) {
+    auto it = index.find(n);
+    if (it == index.end() || it->second < 0) throw std::logic_error("set_node_order: not an order of the graph's nodes");
+    positions.push_back(it->second);
+    it->second = -1;  // each node once
+  }
+  if (positions.size() != g.nodes.size()) throw std::logic_error("set_node_order: not an order of the graph's nodes");
+  reorder(g, positions);
+}
 
 ScheduleReport schedule_graph(Graph& g, const std::string& mode, const LoweredGraph& lowered,
                               uint32_t activation_alignment, const std::function<uint64_t(const Graph&)>& bound_of) {

@@ -45,7 +45,7 @@ std::vector<std::string> schedule_modes();
 // at least, before the planner's own alignment refinement.
 uint64_t live_peak(const BufferizedProgram& program);
 // The ops with scratch buffers at the steps where live_peak is reached (what
-// --memory-priority auto may give lean tiles, driver/compile.cpp).
+// --memory-priority auto may give lean tiles, driver/memory_tuning.h).
 std::vector<const Node*> scratch_ops_at_peak(const BufferizedProgram& program);
 
 // Chooses the order per `mode` and reorders g.nodes (`lowered`: every node's kernel
@@ -56,6 +56,12 @@ std::vector<const Node*> scratch_ops_at_peak(const BufferizedProgram& program);
 // options). Throws CompileError for an unknown mode.
 ScheduleReport schedule_graph(Graph& g, const std::string& mode, const LoweredGraph& lowered,
                               uint32_t activation_alignment, const std::function<uint64_t(const Graph&)>& bound_of);
+
+// The graph's node order, and setting it back: `order` must hold the nodes of
+// g.nodes, each once (e.g. node_order(g) taken before a later schedule_graph
+// reordered them); anything else is an internal error (std::logic_error).
+std::vector<const Node*> node_order(const Graph& g);
+void set_node_order(Graph& g, const std::vector<const Node*>& order);
 
 nlohmann::json schedule_report_json(const ScheduleReport& r);
 std::string schedule_report_text(const ScheduleReport& r);

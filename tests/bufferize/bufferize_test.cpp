@@ -88,7 +88,7 @@ TEST(Bufferize, ViewsShareTheirSourceBufferAndExtendItsLifetime) {
   // is about views alone (in place: InPlaceReusesTheLastUsersInput below).
   BufferizeOptions o;
   o.in_place = false;
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g), o);
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}), o);
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.ops.size(), 4u) << "views make no op";
   EXPECT_TRUE(p.copies.empty());
@@ -126,7 +126,7 @@ TEST(Bufferize, WithoutAliasingEveryViewIsACopy) {
   t.output(y);
   BufferizeOptions o;
   o.alias_views = false;
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g), o);
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}), o);
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.ops.size(), 3u);
   EXPECT_CONTAINS(p.ops[1].call.call, "kiln_copy_bytes($out0, $in0, 48u)");
@@ -145,7 +145,7 @@ TEST(Bufferize, OutputProducerWritesIntoTheCallersBuffer) {
   t.op("Tanh", "t", {y}, {z});  // an output that is also read by a later op
   t.output(z);
   t.output(y);
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g));
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.ops.size(), 3u);
   EXPECT_TRUE(p.copies.empty());
@@ -170,7 +170,7 @@ TEST(Bufferize, OutputThatIsAViewMakesItsSourceTheCallersBuffer) {
   t.op("Relu", "relu", {x}, {a});
   t.op("Reshape", "flat", {a, t.i64("s", {6})}, {y});
   t.output(y);
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g));
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.ops.size(), 1u);
   EXPECT_TRUE(p.copies.empty());
@@ -188,7 +188,7 @@ TEST(Bufferize, OutputThatIsAGraphInputIsCopied) {
   t.op("Relu", "relu", {x}, {y});
   t.output(y);
   t.output(x);
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g));
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.copies.size(), 1u);
   EXPECT_CONTAINS(p.copies[0], "'x'");
@@ -208,7 +208,7 @@ TEST(Bufferize, OutputThatIsAViewOfAGraphInputIsCopied) {
   Value* y = t.val("y", {4});
   t.op("Flatten", "flat", {x}, {y});
   t.output(y);
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g));
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.copies.size(), 1u);
   EXPECT_CONTAINS(p.copies[0], "graph input 'x'");
@@ -222,7 +222,7 @@ TEST(Bufferize, SameValueReturnedTwiceIsCopiedOnce) {
   t.op("Relu", "relu", {x}, {y});
   t.output(y);
   t.output(y);
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g));
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.copies.size(), 1u);
   EXPECT_CONTAINS(p.copies[0], "same value");
@@ -241,7 +241,7 @@ TEST(Bufferize, ConstantOutputIsCopiedFromTheParameterPool) {
   t.op("Relu", "relu", {x}, {y});
   t.output(y);
   t.output(k);
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g));
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.copies.size(), 1u);
   EXPECT_CONTAINS(p.copies[0], "constant");
@@ -260,7 +260,7 @@ TEST(Bufferize, ConstantsGetOneBufferEachAndLiveForTheWholeRun) {
   t.op("Add", "add1", {x, k}, {a});
   t.op("Mul", "mul", {a, k}, {y});
   t.output(y);
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g));
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
   expect_well_formed(p, t.g);
   EXPECT_EQ(count_kind(p, BufferKind::Constant), 1);
   EXPECT_EQ(p.ops[0].inputs[1].buffer, p.ops[1].inputs[1].buffer);
@@ -279,7 +279,7 @@ TEST(Bufferize, ScratchLivesForExactlyItsStep) {
   t.op("Conv", "conv1", {a, t.cst("w", {4, 3, 3, 3})}, {c});
   t.op("Relu", "post", {c}, {y});
   t.output(y);
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g));
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.ops.size(), 3u);
   ASSERT_EQ(p.ops[1].scratch.size(), 1u);
@@ -306,7 +306,7 @@ TEST(Bufferize, ActivationAlignmentFollowsTheOption) {
   t.output(y);
   BufferizeOptions o;
   o.activation_alignment = 64;
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g), o);
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}), o);
   EXPECT_EQ(buf(p, p.ops[0].outputs[0]).alignment, 64u);
 }
 
@@ -325,7 +325,7 @@ TEST(Bufferize, OmittedOptionalInputsAndOutputs) {
   t.output(y);
   t.output(z);
   try {
-    bufferize(t.g, lower_graph(t.g));
+    bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
     FAIL() << "an input that is never computed must be an error";
   } catch (const CompileError& e) {
     EXPECT_CONTAINS(e.what(), "Clip 'clip'");
@@ -335,7 +335,7 @@ TEST(Bufferize, OmittedOptionalInputsAndOutputs) {
   t.g.outputs.pop_back();
   z->is_graph_output = false;
   t.g.nodes.pop_back();
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g));
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
   ASSERT_EQ(p.ops.size(), 1u);
   ASSERT_EQ(p.ops[0].outputs.size(), 2u);
   EXPECT_EQ(p.ops[0].outputs[1].buffer, -1);
@@ -358,7 +358,7 @@ TEST(Bufferize, NoInPlaceMeansNoOpWritesOverItsInput) {
   t.output(y);
   BufferizeOptions o;
   o.in_place = false;
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g), o);
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}), o);
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.ops.size(), 4u);
   for (const auto& op : p.ops)
@@ -385,7 +385,7 @@ TEST(Bufferize, InPlaceReusesTheLastUsersInput) {
   t.op("Add", "add", {b, b}, {c});
   t.op("Tanh", "th", {c}, {y});
   t.output(y);
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g));
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.ops.size(), 4u);
   EXPECT_NE(p.ops[0].outputs[0].buffer, p.ops[0].inputs[0].buffer) << "a graph input is never written";
@@ -416,7 +416,7 @@ TEST(Bufferize, InPlaceOnlyWhenNoOtherHolderIsUsedLater) {
   t.op("Add", "add", {r2, b}, {y});
   t.op("Neg", "neg", {y}, {z});
   t.output(z);
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g));
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.ops.size(), 4u);
   EXPECT_NE(p.ops[1].outputs[0].buffer, p.ops[1].inputs[0].buffer);
@@ -440,7 +440,7 @@ TEST(Bufferize, InPlaceNeverOverConstantsOrAnotherDtypeOrSize) {
   t.op("Add", "addb", {one, b}, {c});
   t.op("IsNaN", "isnan", {c}, {nn});
   t.output(nn);
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g));
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.ops.size(), 5u);
   EXPECT_TRUE(same_ref(p.ops[1].outputs[0], p.ops[1].inputs[1])) << "takes a, not the constant";
@@ -469,7 +469,7 @@ TEST(Bufferize, InPlaceKeepsAGraphOutputViewInTheCallersBuffer) {
   t.op("Reshape", "flat", {d, t.i64("s4", {4})}, {y});
   t.output(c2);
   t.output(y);
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g));
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
   expect_well_formed(p, t.g);
   EXPECT_TRUE(p.copies.empty()) << p.copies.front();
 }
@@ -488,7 +488,7 @@ TEST(Bufferize, ConcatByPlacementProducersWriteTheirSlice) {
   t.op("Neg", "nb", {x}, {b});
   t.g.add_node("Concat", "cat", {a, b}, {y})->attrs["axis"] = int64_t(1);
   t.output(y);
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g));
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.ops.size(), 2u);
   EXPECT_TRUE(p.copies.empty());
@@ -514,7 +514,7 @@ TEST(Bufferize, NestedConcatAndUnplaceableInputs) {
   t.op("Sigmoid", "sg", {x}, {s});
   t.g.add_node("Concat", "cat", {inner, s}, {y})->attrs["axis"] = int64_t(0);
   t.output(y);
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g));
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.ops.size(), 3u) << "Relu, the copy of x, Sigmoid";
   ASSERT_EQ(p.copies.size(), 1u);
@@ -534,7 +534,7 @@ TEST(Bufferize, ConcatNotAlongTheOuterAxisIsAKernelCall) {
   t.op("Relu", "ra", {x}, {a});
   t.g.add_node("Concat", "cat", {a, a}, {y})->attrs["axis"] = int64_t(1);
   t.output(y);
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g));
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.ops.size(), 2u);
   EXPECT_CONTAINS(p.ops[1].call.call, "kiln_concat");
@@ -552,7 +552,7 @@ TEST(Bufferize, WithoutAliasingConcatIsNotPlaced) {
   t.output(y);
   BufferizeOptions o;
   o.alias_views = false;
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g), o);
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}), o);
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.ops.size(), 3u);
   EXPECT_CONTAINS(p.ops[2].call.call, "kiln_concat");
@@ -583,7 +583,7 @@ TEST(Bufferize, ContiguousSliceAndSplitAreViewsAtAnOffset) {
   t.op("Neg", "n2", {u}, {y2});
   t.op("Neg", "n3", {p0}, {y3});
   for (Value* v : {y0, y1, y2, y3}) t.output(v);
-  BufferizedProgram p = bufferize(t.g, lower_graph(t.g));
+  BufferizedProgram p = bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
   expect_well_formed(p, t.g);
   ASSERT_EQ(p.ops.size(), 6u) << "Relu, the strided Slice, four Negs";
   const int ab = p.ops[0].outputs[0].buffer;
@@ -602,7 +602,7 @@ TEST(Bufferize, LoweringErrorsPropagate) {
   t.op("NoSuchOp", "weird", {x}, {y});
   t.output(y);
   try {
-    bufferize(t.g, lower_graph(t.g));
+    bufferize(t.g, lower_graph(t.g, LoweringTarget{}));
     FAIL();
   } catch (const CompileError& e) {
     EXPECT_CONTAINS(e.what(), "NoSuchOp 'weird'");

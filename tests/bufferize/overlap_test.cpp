@@ -143,7 +143,7 @@ struct Chain {
 
 TEST(BufferizeOverlap, DepthwiseAndPointwiseShareOneBuffer) {
   Chain c;
-  BufferizedProgram p = bufferize(c.b.g, lower_graph(c.b.g));
+  BufferizedProgram p = bufferize(c.b.g, lower_graph(c.b.g, LoweringTarget{}));
   EXPECT_EQ(check_overlaps(p), "");
   ASSERT_EQ(p.overlaps.size(), 2u) << "depthwise over its input, 1x1 over the depthwise result";
   // All activations in one buffer of the larger (output) size: 8 planes of 32x32 floats.
@@ -154,14 +154,14 @@ TEST(BufferizeOverlap, DepthwiseAndPointwiseShareOneBuffer) {
   // Off: separate buffers again.
   BufferizeOptions off;
   off.overlap = false;
-  BufferizedProgram q = bufferize(c.b.g, lower_graph(c.b.g), off);
+  BufferizedProgram q = bufferize(c.b.g, lower_graph(c.b.g, LoweringTarget{}), off);
   EXPECT_TRUE(q.overlaps.empty());
   EXPECT_GT(live_peak(q), live_peak(p));
 }
 
 TEST(BufferizeOverlap, CheckRejectsAnOverlapTheKernelDoesNotAllow) {
   Chain c;
-  BufferizedProgram p = bufferize(c.b.g, lower_graph(c.b.g));
+  BufferizedProgram p = bufferize(c.b.g, lower_graph(c.b.g, LoweringTarget{}));
   ASSERT_EQ(check_overlaps(p), "");
   // Move the 1x1 convolution's output a quarter plane (1024 B) off: not a whole plane.
   for (ScheduledOp& op : p.ops)
@@ -178,7 +178,7 @@ TEST(BufferizeOverlap, NoOverlapWhileTheInputIsStillNeeded) {
   Value* extra = c.b.val("extra", {1, 4, 32, 32});
   c.b.op("Relu", "later", {c.r}, {extra});
   c.b.output(extra);
-  BufferizedProgram p = bufferize(c.b.g, lower_graph(c.b.g));
+  BufferizedProgram p = bufferize(c.b.g, lower_graph(c.b.g, LoweringTarget{}));
   EXPECT_EQ(check_overlaps(p), "");
   for (size_t i = 0; i < p.overlaps.size(); ++i) EXPECT_NE(p.overlap_nodes[i]->name, "pw");
 }
@@ -205,7 +205,7 @@ TEST(BufferizeOverlap, ResidualAddFusesIntoTheConvolution) {
   EXPECT_EQ(f->input(3), h);
   // The fused op writes over the residual (its last user): two activation buffers
   // (h, then s over it; m), not three.
-  BufferizedProgram p = bufferize(b.g, lower_graph(b.g));
+  BufferizedProgram p = bufferize(b.g, lower_graph(b.g, LoweringTarget{}));
   EXPECT_EQ(check_overlaps(p), "");
   int activations = 0;
   for (const Buffer& buf : p.buffers) activations += buf.kind == BufferKind::Activation;
@@ -245,8 +245,8 @@ TEST(BufferizeOverlap, ChoosingDropsAnOverlapThatKeepsABigBufferAlive) {
   b.op("Conv", "project2", {e2, b.cst("w4", {1, 32, 1, 1})}, {p2});
   b.op("Add", "add", {p1, p2}, {y});
   b.output(y);
-  BufferizedProgram all = bufferize(b.g, lower_graph(b.g));
-  BufferizedProgram chosen = bufferize_choosing_overlaps(b.g, lower_graph(b.g), {});
+  BufferizedProgram all = bufferize(b.g, lower_graph(b.g, LoweringTarget{}));
+  BufferizedProgram chosen = bufferize_choosing_overlaps(b.g, lower_graph(b.g, LoweringTarget{}), {});
   EXPECT_EQ(check_overlaps(chosen), "");
   EXPECT_LT(live_peak(chosen), live_peak(all));
 }
@@ -314,14 +314,14 @@ TEST(PatchFusion, TakesThePatchFormWhereItLowersThePeak) {
   EXPECT_EQ(f->outputs.at(0)->name, "b1_y");
   // The kernel works in bands of output rows: its scratch is far below the
   // expanded tensor (48 x 27 x 31 floats).
-  const LoweredGraph lowered = lower_graph(fused.b.g);
+  const LoweredGraph lowered = lower_graph(fused.b.g, LoweringTarget{});
   const KernelCall& k = lowered.calls.at(f);
   ASSERT_EQ(k.scratch.size(), 1u);
   EXPECT_LT(k.scratch[0].size_bytes, 48u * 27 * 31 * 4 / 2);
   // Lower peak than the same graph unfused, both with every other memory technique.
   const BufferizedProgram p = bufferize_choosing_overlaps(fused.b.g, lowered, {});
   EXPECT_EQ(check_overlaps(p), "");
-  const uint64_t unfused_peak = live_peak(bufferize_choosing_overlaps(plain.b.g, lower_graph(plain.b.g), {}));
+  const uint64_t unfused_peak = live_peak(bufferize_choosing_overlaps(plain.b.g, lower_graph(plain.b.g, LoweringTarget{}), {}));
   EXPECT_LT(live_peak(p), unfused_peak * 3 / 4) << live_peak(p) << " vs " << unfused_peak;
   // Block 2 stays unfused with RAM priority too (the threshold halves, but its fused
   // op would hold its input and output, 14,336 B each, and a scratch row: more than

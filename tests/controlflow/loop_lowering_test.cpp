@@ -254,7 +254,7 @@ TEST(LoopLowering, TripCountFromShapeIsDecidedAfterFolding) {
   cf.infer_shapes = infer_node_shapes;
   lower_control_flow(*g, false, cf);
   EXPECT_EQ(op_counts(*g)["Loop"], 1);  // waits for folding
-  settle_graph(*g, true, FoldOptions{});
+  settle_graph(*g, true, FoldOptions{}, LoweringTarget{});
   auto ops = op_counts(*g);
   EXPECT_EQ(ops.count("Loop"), 0u);
   EXPECT_EQ(ops.count("KilnSelect"), 0u);
@@ -288,7 +288,7 @@ TEST(LoopLowering, StopConditionDecidedByFoldingLeavesNoSelects) {
   ModelBuilder::attr_int(m.node("Gather", {"shape", "one"}, {"k"}), "axis", 0);
   add_loop(m, {"M", "", "x0"}, {"x"}, *g);
   auto graph = import_onnx(m.write(dir / "m.onnx"));
-  settle_graph(*graph, true, FoldOptions{});
+  settle_graph(*graph, true, FoldOptions{}, LoweringTarget{});
   auto ops = op_counts(*graph);
   EXPECT_EQ(ops.count("Loop"), 0u);
   EXPECT_EQ(ops.count("KilnSelect"), 0u);

@@ -140,25 +140,57 @@ void expect_no_overlap(const BufferizedProgram& prog, const EmitPlan& plan) {
     }
 }
 
-// Every command runs one list of passes (driver/pipeline.h); lowering is its own
-// pass before bufferization.
+// Every command runs one list of passes (driver/pipeline.h), named by PassId;
+// lowering is its own pass before bufferization.
 TEST(Driver, ThePipelineIsListedOnce) {
   std::vector<std::string> names;
-  for (const Pass& p : pipeline_passes()) names.push_back(p.name);
+  for (size_t i = 0; i < pipeline_passes().size(); ++i) {
+    EXPECT_EQ(pipeline_passes()[i].id, PassId(i));
+    names.push_back(pipeline_passes()[i].name);
+  }
   EXPECT_EQ(names, (std::vector<std::string>{"settle", "check", "quantize", "fuse", "lower", "schedule", "bufferize"}));
   TempDir dir("driver");
   fs::path model = tiny_cnn().write(dir / "tiny.onnx");
   auto g = import_onnx(model);
   PipelineState state;
   state.graph = g.get();
-  std::vector<std::string> ran;
-  run_pipeline(state, PipelineOptions{}, "lower", [&](const Pass& p, const PipelineState&) { ran.push_back(p.name); });
-  EXPECT_EQ(ran, (std::vector<std::string>{"settle", "check", "quantize", "fuse", "lower"}));
+  std::vector<PassId> ran;
+  run_pipeline(state, PipelineOptions{}, PassId::Lower, [&](const Pass& p, const PipelineState&) { ran.push_back(p.id); });
+  EXPECT_EQ(ran, (std::vector<PassId>{PassId::Settle, PassId::Check, PassId::Quantize, PassId::Fuse, PassId::Lower}));
   EXPECT_EQ(state.lowered.calls.size(), g->nodes.size());
   EXPECT_TRUE(state.program.ops.empty());
-  run_pipeline(state, PipelineOptions{}, "");
+  run_pipeline(state, PipelineOptions{});
   EXPECT_FALSE(state.program.ops.empty());
-  EXPECT_THROW(run_pipeline(state, PipelineOptions{}, "no_such_pass"), std::logic_error);
+}
+
+// The lowering passes run again for another target: the Conv's im2col scratch
+// follows the target's RAM priority, the graph passes do not run again.
+TEST(Driver, TheLoweringPassesRunAgainForAnotherTarget) {
+  TempDir dir("driver");
+  ModelBuilder m;
+  m.input("x", {int64_t(1), int64_t(16), int64_t(8), int64_t(32)}).output("y", {int64_t(1), int64_t(16), int64_t(8), int64_t(32)});
+  m.initializer(ModelBuilder::float_raw("w", {16, 16, 3, 3}, ramp(16 * 16 * 9, 0.01f)));
+  auto* conv = m.node("Conv", {"x", "w"}, {"y"}, "conv");
+  ModelBuilder::attr_ints(conv, "pads", {1, 1, 1, 1});
+  ModelBuilder::attr_ints(conv, "kernel_shape", {3, 3});
+  auto g = import_onnx(m.write(dir / "conv.onnx"));
+  PipelineState state;
+  state.graph = g.get();
+  PipelineOptions speed;
+  run_pipeline(state, speed);
+  auto scratch = [&] {
+    uint64_t bytes = 0;
+    for (const Buffer& b : state.program.buffers)
+      if (b.kind == BufferKind::Scratch) bytes += b.size_bytes;
+    return bytes;
+  };
+  EXPECT_EQ(scratch(), 16u * 9u * 4u * 32u);  // one output row of 16 x 3 x 3 columns
+  const size_t nodes = g->nodes.size();
+  PipelineOptions ram = speed;
+  ram.target.ram_priority = true;
+  rerun_lowering_passes(state, ram);
+  EXPECT_EQ(scratch(), 16u * 9u * 4u * 4u);  // four columns within the RAM budget
+  EXPECT_EQ(g->nodes.size(), nodes);
 }
 
 class DriverPlan : public ::testing::TestWithParam<bool> {};
@@ -171,7 +203,7 @@ TEST_P(DriverPlan, EveryBufferIsPlacedAndThePlanVerifies) {
   fold_and_simplify(*g, FoldOptions{});
   BufferizeOptions bo;
   bo.alias_views = GetParam();
-  BufferizedProgram prog = bufferize(*g, lower_graph(*g), bo);
+  BufferizedProgram prog = bufferize(*g, lower_graph(*g, LoweringTarget{}), bo);
 
   // The Conv's im2col scratch is in the program.
   int scratch = 0;
@@ -510,7 +542,7 @@ TEST(Driver, IoInWorkspacePlansInputsAndOutputsIntoThePool) {
   fs::path model = tiny_cnn().write(dir / "tiny.onnx");
   auto g = import_onnx(model);
   fold_and_simplify(*g, FoldOptions{});
-  BufferizedProgram prog = bufferize(*g, lower_graph(*g));
+  BufferizedProgram prog = bufferize(*g, lower_graph(*g, LoweringTarget{}));
   MemoryPlanOptions mo;
   mo.pools = {parse_pool_flag("name=sram", planner::PoolKind::Workspace, "--with-workspace-buffer")};
   planner::Pool params;
@@ -702,7 +734,7 @@ TEST(Driver, HowEachLoopWasLoweredIsNoted) {
   std::unique_ptr<Graph> g = import_onnx(model, {});
   PipelineState s;
   s.graph = g.get();
-  run_pipeline(s, PipelineOptions{}, "settle");
+  run_pipeline(s, PipelineOptions{}, PassId::Settle);
   ASSERT_EQ(g->lowering_notes.size(), 1u);
   EXPECT_CONTAINS(g->lowering_notes[0], "a C loop, its body");
 }

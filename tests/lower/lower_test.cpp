@@ -54,7 +54,7 @@ struct OneNode {
 
 std::string lower_error(const Node& n) {
   try {
-    lower_node(n);
+    lower_node(n, LoweringTarget{});
   } catch (const CompileError& e) {
     std::string m = e.what();
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
@@ -91,7 +91,7 @@ struct ConvCase {
 
 TEST(LowerConv, GeneralConvDeclaresAnIm2colScratchTheKernelCanUse) {
   ConvCase c({1, 3, 8, 8}, {4, 3, 3, 3}, {1, 4, 6, 6});
-  KernelCall k = lower_node(*c.n);
+  KernelCall k = lower_node(*c.n, LoweringTarget{});
   ASSERT_EQ(k.scratch.size(), 1u);
   EXPECT_EQ(k.scratch[0].purpose, "im2col");
   EXPECT_GE(k.scratch[0].alignment, 4u);
@@ -123,7 +123,7 @@ TEST(LowerConv, GeneralConvDeclaresAnIm2colScratchTheKernelCanUse) {
 TEST(LowerConv, WideRowsStillGetOneFullRowOfScratch) {
   // One output row of patches: 16*5*5*60 floats = 96000 bytes, over any small budget.
   ConvCase c({1, 16, 64, 64}, {8, 16, 5, 5}, {1, 8, 60, 60});
-  KernelCall k = lower_node(*c.n);
+  KernelCall k = lower_node(*c.n, LoweringTarget{});
   ASSERT_EQ(k.scratch.size(), 1u);
   const uint64_t row_bytes = 16 * 5 * 5 * 60 * sizeof(float);
   const int64_t tile_rows = field(k.params_init, "tile_rows");
@@ -133,7 +133,7 @@ TEST(LowerConv, WideRowsStillGetOneFullRowOfScratch) {
 
 TEST(LowerConv, GroupedConvScratchCoversOneGroup) {
   ConvCase c({1, 4, 6, 6}, {6, 2, 3, 3}, {1, 6, 6, 6}, /*group=*/2, {1, 1, 1, 1});
-  KernelCall k = lower_node(*c.n);
+  KernelCall k = lower_node(*c.n, LoweringTarget{});
   ASSERT_EQ(k.scratch.size(), 1u);
   const uint64_t row_bytes = 2 * 3 * 3 * 6 * sizeof(float);  // c_in / group channels
   EXPECT_EQ(k.scratch[0].size_bytes, row_bytes * uint64_t(field(k.params_init, "tile_rows")));
@@ -143,7 +143,7 @@ TEST(LowerConv, GroupedConvScratchCoversOneGroup) {
 
 TEST(LowerConv, PointwiseNeedsNoScratch) {
   ConvCase pw({1, 8, 5, 5}, {4, 8, 1, 1}, {1, 4, 5, 5});
-  KernelCall k = lower_node(*pw.n);
+  KernelCall k = lower_node(*pw.n, LoweringTarget{});
   EXPECT_TRUE(k.scratch.empty());
   EXPECT_EQ(field(k.params_init, "tile_rows"), 0);
   EXPECT_EQ(k.call.find("$scratch"), std::string::npos);
@@ -152,7 +152,7 @@ TEST(LowerConv, PointwiseNeedsNoScratch) {
 
 TEST(LowerConv, Depthwise3x3GetsPackedTapsAndARingOfPaddedRows) {
   ConvCase dw({1, 8, 5, 5}, {8, 1, 3, 3}, {1, 8, 3, 3}, /*group=*/8);
-  KernelCall kd = lower_node(*dw.n);
+  KernelCall kd = lower_node(*dw.n, LoweringTarget{});
   EXPECT_CONTAINS(kd.params_init, "KILN_CONV_WEIGHTS_DEPTHWISE_3X3");
   ASSERT_EQ(kd.constants.size(), 1u);
   EXPECT_EQ(kd.constants[0]->num_elements(), 8 * 10);  // nine taps and the bias per channel
@@ -164,7 +164,7 @@ TEST(LowerConv, Depthwise3x3GetsPackedTapsAndARingOfPaddedRows) {
 
   // Other depthwise shapes keep ONNX's layout and the direct loop (no scratch).
   ConvCase dw5({1, 8, 5, 5}, {8, 1, 5, 5}, {1, 8, 1, 1}, /*group=*/8);
-  KernelCall k5 = lower_node(*dw5.n);
+  KernelCall k5 = lower_node(*dw5.n, LoweringTarget{});
   EXPECT_TRUE(k5.scratch.empty());
   EXPECT_CONTAINS(k5.params_init, "KILN_CONV_WEIGHTS_OIHW");
   EXPECT_CONTAINS(k5.call, "$in1");
@@ -175,7 +175,7 @@ TEST(LowerConv, RuntimeWeightsKeepTheOnnxLayout) {
   t.in("x", {1, 3, 8, 8});
   t.in("w", {4, 3, 3, 3});
   t.out("y", {1, 4, 6, 6});
-  KernelCall k = lower_node(t.make("Conv", "c"));
+  KernelCall k = lower_node(t.make("Conv", "c"), LoweringTarget{});
   EXPECT_CONTAINS(k.params_init, "KILN_CONV_WEIGHTS_OIHW");
   EXPECT_CONTAINS(k.call, "$in1");
   EXPECT_TRUE(k.constants.empty());
@@ -187,7 +187,7 @@ TEST(LowerConv, BiasIsPassed) {
   t.in("w", {3, 2, 1, 1}, DType::Float32, Constant::from_floats({3, 2, 1, 1}, std::vector<float>(6, 1.f)));
   t.in("b", {3}, DType::Float32, Constant::from_floats({3}, {1, 2, 3}));
   t.out("y", {1, 3, 4, 4});
-  KernelCall k = lower_node(t.make("Conv", "c"));
+  KernelCall k = lower_node(t.make("Conv", "c"), LoweringTarget{});
   EXPECT_CONTAINS(k.call, "$in2");
 }
 
@@ -215,7 +215,7 @@ TEST(LowerViews, ViewOpsAliasTheirInput) {
     t.in("x", {2, 1, 6});
     if (std::string(op) == "Reshape") t.in("shape", {2}, DType::Int64, Constant::from_int64s({2}, {3, 4}));
     t.out("y", {3, 4});
-    KernelCall k = lower_node(t.make(op, "v"));
+    KernelCall k = lower_node(t.make(op, "v"), LoweringTarget{});
     EXPECT_EQ(k.alias_input, 0) << op;
     EXPECT_TRUE(k.call.empty()) << op;
     EXPECT_TRUE(k.scratch.empty()) << op;
@@ -226,14 +226,14 @@ TEST(LowerViews, DropoutIsAViewUnlessItsMaskIsUsed) {
   OneNode t;
   t.in("x", {4});
   t.out("y", {4});
-  KernelCall k = lower_node(t.make("Dropout", "drop"));
+  KernelCall k = lower_node(t.make("Dropout", "drop"), LoweringTarget{});
   EXPECT_EQ(k.alias_input, 0);
 
   OneNode m;
   m.in("x", {4});
   m.out("y", {4});
   m.out("mask", {4}, DType::Bool);  // a graph output: used, so a kernel writes it
-  KernelCall km = lower_node(m.make("Dropout", "drop_mask"));
+  KernelCall km = lower_node(m.make("Dropout", "drop_mask"), LoweringTarget{});
   EXPECT_EQ(km.alias_input, -1);
   EXPECT_CONTAINS(km.call, "$out1");
 }
@@ -254,7 +254,7 @@ TEST(LowerElementwise, BinaryOpsBroadcastAndRejectOtherDtypes) {
   t.in("a", {2, 3});
   t.in("b", {3});
   t.out("y", {2, 3});
-  KernelCall k = lower_node(t.make("Add", "add"));
+  KernelCall k = lower_node(t.make("Add", "add"), LoweringTarget{});
   EXPECT_CONTAINS(k.call, "$in0");
   EXPECT_CONTAINS(k.call, "$in1");
   EXPECT_CONTAINS(k.call, "$out0");
@@ -322,7 +322,7 @@ TEST(Lowering, UnknownOpAndDomainNameTheNode) {
   n.domain = "com.example";
   EXPECT_CONTAINS(lower_error(n), "com.example");
   n.domain = "ai.onnx";  // the default domain's explicit name
-  EXPECT_NO_THROW(lower_node(n));
+  EXPECT_NO_THROW(lower_node(n, LoweringTarget{}));
 }
 
 TEST(Lowering, TrainingOptimizersLiveInTheirOwnDomain) {
@@ -341,7 +341,7 @@ TEST(Lowering, TrainingOptimizersLiveInTheirOwnDomain) {
   n.attrs["mode"] = std::string("nesterov");
   EXPECT_CONTAINS(lower_error(n), "not supported");  // no ai.onnx Momentum
   n.domain = "ai.onnx.preview.training";
-  KernelCall k = lower_node(n);
+  KernelCall k = lower_node(n, LoweringTarget{});
   EXPECT_CONTAINS(k.call, "kiln_momentum_f32(&$params, $inptrs, $outptrs)");
   EXPECT_CONTAINS(k.params_init, ".nesterov = 1u");
   n.attrs["mode"] = std::string("sideways");
@@ -480,8 +480,8 @@ struct QConvCase {
 
 TEST(LowerQuantized, ConvKeepsInt16WeightBlocksWithoutDspOrMve) {
   QConvCase c;
-  const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m3"));
-  KernelCall k = lower_node(*c.n);
+  const LoweringTarget target = lowering_target_for_mcpu("cortex-m3");
+  KernelCall k = lower_node(*c.n, target);
   EXPECT_CONTAINS(k.call, "kiln_conv2d_s8(");
   EXPECT_CONTAINS(k.call, "$in2");  // the model's bias, read at run time
   ASSERT_GE(k.constants.size(), 1u);
@@ -490,8 +490,8 @@ TEST(LowerQuantized, ConvKeepsInt16WeightBlocksWithoutDspOrMve) {
 
 TEST(LowerQuantized, ConvWithAConstantBiasTakesThePackedFormOnDsp) {
   QConvCase c;
-  const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m4"));
-  KernelCall k = lower_node(*c.n);
+  const LoweringTarget target = lowering_target_for_mcpu("cortex-m4");
+  KernelCall k = lower_node(*c.n, target);
   EXPECT_CONTAINS(k.call, "kiln_conv2d_s8_pk(");
   // Bias, weights and requantization travel in the packed stream, not the model's bias.
   EXPECT_NE(std::find(k.unread_inputs.begin(), k.unread_inputs.end(), 2), k.unread_inputs.end());
@@ -508,8 +508,8 @@ TEST(LowerQuantized, PointwiseConvOnWholeWordsTakesThePairFormOnDsp) {
   Node* n = &t.make("KilnQConv2D", "qconv");
   n->attrs["x_zero_point"] = int64_t(5);
   n->attrs["requant_scale"] = std::vector<double>{0.01, 0.02};
-  const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m4"));
-  KernelCall k = lower_node(*n);
+  const LoweringTarget target = lowering_target_for_mcpu("cortex-m4");
+  KernelCall k = lower_node(*n, target);
   EXPECT_CONTAINS(k.call, "kiln_conv2d_s8_pw(");
   ASSERT_EQ(k.constants.size(), 1u);
   // One pair of channels: 2 * bias twice, per four taps the doubled taps k, k+2,
@@ -552,8 +552,8 @@ TEST(LowerQuantized, DepthwiseOfOneInputChannelIsAConv) {
   OneNode t;
   Node& n = depthwise_with_multiplier(t, 1, 3);
   {
-    const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m3"));
-    KernelCall k = lower_node(n);
+    const LoweringTarget target = lowering_target_for_mcpu("cortex-m3");
+    KernelCall k = lower_node(n, target);
     EXPECT_CONTAINS(k.call, "kiln_conv2d_s8(");
     EXPECT_EQ(k.params_type, "kiln_conv2d_s8_params_t");
     EXPECT_EQ(field(k.params_init, "groups"), 1);
@@ -568,36 +568,36 @@ TEST(LowerQuantized, DepthwiseOfOneInputChannelIsAConv) {
   }
   {
     // The strip form of a first layer on a DSP target, as TFLite Micro's micro_speech.
-    const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m4"));
-    EXPECT_CONTAINS(lower_node(n).call, "kiln_conv2d_s8_pk_strip(");
+    const LoweringTarget target = lowering_target_for_mcpu("cortex-m4");
+    EXPECT_CONTAINS(lower_node(n, target).call, "kiln_conv2d_s8_pk_strip(");
   }
   {
-    const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m55"));
-    EXPECT_CONTAINS(lower_node(n).call, "kiln_conv2d_s8_w8(");
+    const LoweringTarget target = lowering_target_for_mcpu("cortex-m55");
+    EXPECT_CONTAINS(lower_node(n, target).call, "kiln_conv2d_s8_w8(");
   }
 }
 
 TEST(LowerQuantized, DepthwiseOfSeveralInputChannelsKeepsTheDepthwiseKernel) {
   OneNode t;
   Node& n = depthwise_with_multiplier(t, 2, 4);
-  const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m4"));
-  KernelCall k = lower_node(n);
+  const LoweringTarget target = lowering_target_for_mcpu("cortex-m4");
+  KernelCall k = lower_node(n, target);
   EXPECT_CONTAINS(k.call, "kiln_depthwise_conv2d_s8(");
   EXPECT_EQ(field(k.params_init, "depth_multiplier"), 4);
 }
 
 TEST(LowerQuantized, ConvWithARuntimeBiasKeepsTheInt16FormOnDsp) {
   QConvCase c(/*runtime_bias=*/true);
-  const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m4"));
-  KernelCall k = lower_node(*c.n);
+  const LoweringTarget target = lowering_target_for_mcpu("cortex-m4");
+  KernelCall k = lower_node(*c.n, target);
   EXPECT_CONTAINS(k.call, "kiln_conv2d_s8(");
   EXPECT_CONTAINS(k.call, "$in2");
 }
 
 TEST(LowerQuantized, ConvTakesInt8WeightsAndAFoldedBiasForMve) {
   QConvCase c;
-  const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m55"));
-  KernelCall k = lower_node(*c.n);
+  const LoweringTarget target = lowering_target_for_mcpu("cortex-m55");
+  KernelCall k = lower_node(*c.n, target);
   EXPECT_CONTAINS(k.call, "kiln_conv2d_s8_w8(");
   EXPECT_CONTAINS(k.call, "$const2");
   ASSERT_EQ(k.constants.size(), 3u);
@@ -620,8 +620,8 @@ TEST(LowerQuantized, ConvTakesInt8WeightsAndAFoldedBiasForMve) {
 
 TEST(LowerQuantized, ConvWithARuntimeBiasKeepsTheInt16FormOnMve) {
   QConvCase c(/*runtime_bias=*/true);
-  const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m55"));
-  KernelCall k = lower_node(*c.n);
+  const LoweringTarget target = lowering_target_for_mcpu("cortex-m55");
+  KernelCall k = lower_node(*c.n, target);
   EXPECT_CONTAINS(k.call, "kiln_conv2d_s8(");
 }
 
@@ -634,13 +634,13 @@ TEST(LowerQuantized, FullyConnectedTakesInt8WeightsForMve) {
   n.attrs["x_zero_point"] = int64_t(-3);
   n.attrs["requant_scale"] = std::vector<double>{0.01};
   {
-    const LoweringTargetScope target(lowering_target_for_mcpu("cortex-m85"));
-    KernelCall k = lower_node(n);
+    const LoweringTarget target = lowering_target_for_mcpu("cortex-m85");
+    KernelCall k = lower_node(n, target);
     EXPECT_CONTAINS(k.call, "kiln_fully_connected_s8_w8(");
     ASSERT_EQ(k.constants.size(), 3u);
     EXPECT_EQ(k.constants[2]->to_int64s(), (std::vector<int64_t>{18, 45}));  // no bias: 3 * row sum
   }
-  EXPECT_CONTAINS(lower_node(n).call, "kiln_fully_connected_s8(");  // no target outside a scope
+  EXPECT_CONTAINS(lower_node(n, LoweringTarget{}).call, "kiln_fully_connected_s8(");  // no target features
 }
 
 TEST(LowerQuantized, McpuNamesTheMveCpus) {
@@ -650,6 +650,56 @@ TEST(LowerQuantized, McpuNamesTheMveCpus) {
   EXPECT_FALSE(lowering_target_for_mcpu("cortex-m4").mve);
   EXPECT_FALSE(lowering_target_for_mcpu("cortex-m33").mve);
   EXPECT_FALSE(lowering_target_for_mcpu("").mve);
+}
+
+// can_lower answers with the refusal's text, nothing for a node it lowers, and lets
+// an internal error of a lowering through (it is a bug, never a refusal).
+TEST(Lowering, CanLowerGivesTheRefusalAndLetsInternalErrorsThrough) {
+  OneNode ok;
+  ok.in("x", {1, 4});
+  ok.out("y", {1, 4});
+  EXPECT_EQ(can_lower(ok.make("Relu", "relu"), LoweringTarget{}), std::nullopt);
+
+  OneNode refused;
+  refused.in("x", {1, 4}, DType::Bool);
+  refused.out("y", {1, 4}, DType::Bool);
+  Node& relu = refused.make("Relu", "relu_s");
+  const std::optional<std::string> why = can_lower(relu, LoweringTarget{});
+  ASSERT_TRUE(why.has_value());
+  EXPECT_EQ(*why, lower_error(relu));
+
+  OneNode unknown;
+  unknown.in("x", {1});
+  unknown.out("y", {1});
+  EXPECT_CONTAINS(can_lower(unknown.make("NoSuchOp", "n"), LoweringTarget{}).value_or(""), "is not supported by Kiln");
+
+  register_lowering("TestLoweringWithABug",
+                    [](const Node&, const LoweringTarget&) -> KernelCall { throw std::logic_error("a bug"); });
+  OneNode bug;
+  bug.in("x", {1});
+  bug.out("y", {1});
+  EXPECT_THROW(can_lower(bug.make("TestLoweringWithABug", "b"), LoweringTarget{}), std::logic_error);
+}
+
+// A lowering sees the target it is given, and nothing else: the same node lowered
+// for two targets in turn takes each target's form.
+TEST(Lowering, TheTargetIsAnArgument) {
+  OneNode t;
+  t.in("x", {1, 16, 8, 32});
+  t.in("w", {16, 16, 3, 3}, DType::Float32, Constant::from_floats({16, 16, 3, 3}, std::vector<float>(16 * 16 * 9, 0.5f)));
+  t.out("y", {1, 16, 8, 32});
+  Node& conv = t.make("Conv", "conv");
+  conv.attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
+  LoweringTarget ram;
+  ram.ram_priority = true;
+  LoweringTarget lean;
+  lean.lean_tiles.insert(&conv);
+  // 16 x 3 x 3 floats (576 B) per im2col column, 32 columns a row: a row (speed),
+  // 4 columns (RAM), 8 columns (lean: a quarter of the row).
+  EXPECT_EQ(lower_node(conv, LoweringTarget{}).scratch.at(0).size_bytes, 576u * 32u);
+  EXPECT_EQ(lower_node(conv, ram).scratch.at(0).size_bytes, 576u * 4u);
+  EXPECT_EQ(lower_node(conv, lean).scratch.at(0).size_bytes, 576u * 8u);
+  EXPECT_EQ(lower_node(conv, LoweringTarget{}).scratch.at(0).size_bytes, 576u * 32u);
 }
 
 // The operator table (ir/kiln_ops.h) and the lowerings agree: every Kiln operator

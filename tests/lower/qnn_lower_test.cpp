@@ -101,7 +101,7 @@ std::vector<int8_t> run_lowered(const KernelCall& k, const std::vector<std::vect
 
 std::string lower_error(const Node& n) {
   try {
-    lower_node(n);
+    lower_node(n, LoweringTarget{});
   } catch (const CompileError& e) {
     std::string m = e.what();
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
@@ -136,7 +136,7 @@ void expect_binary_all_pairs(const std::string& op, const tflite_ref::BinaryQuan
   t.in("b", {1, 256});
   Node& n = t.make(op, {256, 256});
   set_binary_attrs(n, q);
-  const KernelCall k = lower_node(n);
+  const KernelCall k = lower_node(n, LoweringTarget{});
   EXPECT_TRUE(k.in_place_inputs.empty());  // neither input has the output's shape
   const std::vector<int8_t> y = run_lowered(k, {all_values(), all_values()}, 256 * 256);
   ASSERT_EQ(y.size(), 256u * 256u);
@@ -163,7 +163,7 @@ TEST(QnnLowering, SameShapeBinaryRunsInPlace) {
   t.in("b", {1, 1, 1, 8});
   Node& n = t.make("KilnQAdd", {1, 4, 4, 8});
   set_binary_attrs(n, {0.02f, 0.02f, 0.04f, 0, 0, 0, -128, 127});
-  EXPECT_EQ(lower_node(n).in_place_inputs, std::vector<int>{0});
+  EXPECT_EQ(lower_node(n, LoweringTarget{}).in_place_inputs, std::vector<int>{0});
 }
 
 TEST(QnnLowering, PoolsMatchTflite) {
@@ -183,7 +183,7 @@ TEST(QnnLowering, PoolsMatchTflite) {
       std::vector<int8_t> x(7 * 8 * 5);
       for (auto& v : x) v = static_cast<int8_t>(d(rng));
       kiln_pool2d_s8_params_t p{1, 7, 8, 5, int32_t(g[4]), int32_t(g[5]), 3, 3, 2, 2, int32_t(g[0]), int32_t(g[1]), -100, 90};
-      EXPECT_EQ(run_lowered(lower_node(n), {x}, size_t(g[4] * g[5] * 5)), tflite_ref::pool(p, x, op == "KilnQAvgPool2D"))
+      EXPECT_EQ(run_lowered(lower_node(n, LoweringTarget{}), {x}, size_t(g[4] * g[5] * 5)), tflite_ref::pool(p, x, op == "KilnQAvgPool2D"))
           << op;
     }
   }
@@ -199,7 +199,7 @@ TEST(QnnLowering, SoftmaxMatchesTflite) {
   Node& n = t.make("KilnQSoftmax", {3, 12});
   n.attrs["beta"] = 1.0;
   n.attrs["x_scale"] = double(0.0972f);
-  const KernelCall k = lower_node(n);
+  const KernelCall k = lower_node(n, LoweringTarget{});
   EXPECT_EQ(k.in_place_inputs, std::vector<int>{0});
   EXPECT_EQ(run_lowered(k, {x}, x.size()), tflite_ref::softmax(x, 12, 1.0, double(0.0972f)));
 }
@@ -215,7 +215,7 @@ TEST(QnnLowering, LookupReadsTheConstantTable) {
   t.in("x", {2, 130});
   t.in("table", {256}, Constant::from_bytes(DType::Int8, {256}, table_bytes));
   Node& n = t.make("KilnQLookup", {2, 130});
-  const KernelCall k = lower_node(n);
+  const KernelCall k = lower_node(n, LoweringTarget{});
   EXPECT_EQ(k.in_place_inputs, std::vector<int>{0});
   std::vector<int8_t> want(x.size());
   for (size_t i = 0; i < x.size(); ++i) want[i] = table[x[i] + 128];

@@ -9,7 +9,7 @@ namespace kiln {
 namespace {
 
 LowerFn compare(const std::string& op) {
-  return [op](const Node& n) {
+  return [op](const Node& n, const LoweringTarget&) {
     if (n.inputs.size() != 2) throw CompileError(n.describe() + ": expects 2 inputs");
     const DType t = elt_input(n, 0)->dtype;
     require_elt_types(n, t, EltTypes::NumericOrBool, "input 0");

@@ -28,13 +28,13 @@ struct Im2colTile {
   int64_t rows = 1, cols = 0;  // cols 0: whole rows
   uint64_t bytes = 0;
 };
-Im2colTile im2col_tile(const Node& n, uint64_t per_column, int64_t w_out, int64_t rows) {
-  const bool lean = lowering_target().lean_tiles.count(&n) > 0;
-  const bool ram = lowering_target().ram_priority || lean;
+Im2colTile im2col_tile(const Node& n, const LoweringTarget& target, uint64_t per_column, int64_t w_out, int64_t rows) {
+  const bool lean = target.lean_tiles.count(&n) > 0;
+  const bool ram = target.ram_priority || lean;
   const uint64_t row_bytes = per_column * uint64_t(w_out);
-  const uint64_t budget = lowering_target().ram_priority ? kIm2colBudgetRam
-                          : lean                          ? std::max(kIm2colBudgetRam, row_bytes / 4)
-                                                          : kIm2colBudgetSpeed;
+  const uint64_t budget = target.ram_priority ? kIm2colBudgetRam
+                          : lean              ? std::max(kIm2colBudgetRam, row_bytes / 4)
+                                              : kIm2colBudgetSpeed;
   Im2colTile t;
   if (ram && row_bytes > budget && w_out > 4) {
     t.cols = std::clamp<int64_t>(int64_t(budget / std::max<uint64_t>(per_column, 1)) / 4 * 4, 4, w_out);
@@ -49,127 +49,163 @@ Im2colTile im2col_tile(const Node& n, uint64_t per_column, int64_t w_out, int64_
   return t;
 }
 
-// `residual`: KilnConvAdd (schedule/residual_fusion.h), Conv's inputs then the
-// tensor added to its output (input 3).
-KernelCall lower_conv_impl(const Node& n, bool residual) {
-  require_float32(n);
-  const Value* x = n.input(0);
-  const Value* w = n.input(1);
-  const Value* y = n.outputs.at(0);
-  if (!x || !w) throw CompileError(n.describe() + ": needs X and W");
-  check_fits_32bit(n, x->shape);
-  check_fits_32bit(n, y->shape);
-  SpatialGeometry g = spatial_geometry(n, x->shape, w->shape, y->shape, /*weights_give_kernel=*/true);
-  const int64_t groups = n.attr_int("group", 1);
-  const int64_t c_in = x->shape[1], c_out = w->shape[0];
-  if (groups <= 0 || c_in % groups != 0 || c_out % groups != 0 || w->shape[1] != c_in / groups)
-    throw CompileError(n.describe() + ": group=" + std::to_string(groups) + " does not match input channels " +
-                       std::to_string(c_in) + " and weights " + shape_str(w->shape));
-  require_per_channel(n, n.input(2), c_out, "bias");
+// A float convolution as the lowering reads it: its values, geometry and which
+// kernel family its shape allows, checked against each other.
+struct ConvShape {
+  const Value *x, *w, *bias, *y;
+  SpatialGeometry g;
+  int64_t groups, c_in, c_out, cin_g, cout_g;
+  bool pointwise;     // 1x1, stride 1, no padding
+  bool depthwise;     // one input channel per group, several groups
+  bool depthwise3x3;  // the register-blocked depthwise 3x3 kernel takes it
+};
 
-  const int64_t cin_g = c_in / groups, cout_g = c_out / groups;
-  bool pointwise = true;
+ConvShape read_conv(const Node& n) {
+  require_float32(n);
+  ConvShape c;
+  c.x = n.input(0);
+  c.w = n.input(1);
+  c.bias = n.input(2);
+  c.y = n.outputs.at(0);
+  if (!c.x || !c.w) throw CompileError(n.describe() + ": needs X and W");
+  check_fits_32bit(n, c.x->shape);
+  check_fits_32bit(n, c.y->shape);
+  const SpatialGeometry& g = c.g = spatial_geometry(n, c.x->shape, c.w->shape, c.y->shape, /*weights_give_kernel=*/true);
+  c.groups = n.attr_int("group", 1);
+  c.c_in = c.x->shape[1];
+  c.c_out = c.w->shape[0];
+  if (c.groups <= 0 || c.c_in % c.groups != 0 || c.c_out % c.groups != 0 || c.w->shape[1] != c.c_in / c.groups)
+    throw CompileError(n.describe() + ": group=" + std::to_string(c.groups) + " does not match input channels " +
+                       std::to_string(c.c_in) + " and weights " + shape_str(c.w->shape));
+  require_per_channel(n, c.bias, c.c_out, "bias");
+  c.cin_g = c.c_in / c.groups;
+  c.cout_g = c.c_out / c.groups;
+  c.pointwise = true;
   for (size_t a = 0; a < 3; ++a)
-    pointwise = pointwise && g.kernel[a] == 1 && g.stride[a] == 1 && g.pad_begin[a] == 0 && g.in[a] == g.out[a];
+    c.pointwise = c.pointwise && g.kernel[a] == 1 && g.stride[a] == 1 && g.pad_begin[a] == 0 && g.in[a] == g.out[a];
   // One input channel per group (depthwise, or a single-channel input): the direct
   // loop, unless the depthwise 3x3 kernel takes it. A single-channel input with one
   // group (the first layer of an audio model) goes through im2col like any other.
-  const bool depthwise = cin_g == 1 && groups > 1;
-  const Value* bias = n.input(2);
-  const bool const_weights = w->is_constant() && (!bias || bias->is_constant());
-  const bool depthwise3x3 = depthwise && cout_g == 1 && const_weights && g.out[0] == 1 && g.in[0] == 1 &&
-                            g.kernel[0] == 1 && g.kernel[1] == 3 && g.kernel[2] == 3 && g.stride[1] == g.stride[2] &&
-                            (g.stride[2] == 1 || g.stride[2] == 2) && g.dilation[1] == 1 && g.dilation[2] == 1 &&
-                            g.pad_begin[1] >= 0 && g.pad_begin[1] <= 1 && g.pad_begin[2] >= 0 && g.pad_begin[2] <= 1;
+  c.depthwise = c.cin_g == 1 && c.groups > 1;
+  const bool const_weights = c.w->is_constant() && (!c.bias || c.bias->is_constant());
+  c.depthwise3x3 = c.depthwise && c.cout_g == 1 && const_weights && g.out[0] == 1 && g.in[0] == 1 &&
+                   g.kernel[0] == 1 && g.kernel[1] == 3 && g.kernel[2] == 3 && g.stride[1] == g.stride[2] &&
+                   (g.stride[2] == 1 || g.stride[2] == 2) && g.dilation[1] == 1 && g.dilation[2] == 1 &&
+                   g.pad_begin[1] >= 0 && g.pad_begin[1] <= 1 && g.pad_begin[2] >= 0 && g.pad_begin[2] <= 1;
+  return c;
+}
+
+// KilnConvAdd (schedule/residual_fusion.h): Conv's inputs then the tensor added to
+// its output (input 3), which the output may overwrite.
+KernelCall lower_conv_add(const Node& n, const LoweringTarget& target) {
+  const ConvShape c = read_conv(n);
+  const SpatialGeometry& g = c.g;
+  const Value* r = n.input(3);
+  if (!r || r->shape != c.y->shape || c.groups != 1 || c.depthwise || !c.w->is_constant() || c.x->shape[0] != 1)
+    throw CompileError(n.describe() + ": a fused Conv + Add needs one group, constant weights, batch 1 and a "
+                       "residual of the output's shape");
+  const uint64_t k_len = uint64_t(c.c_in * g.kernel[0] * g.kernel[1] * g.kernel[2]);
   int64_t tile_rows = 0, tile_cols = 0;
   KernelCall k;
-  if (residual) {
-    const Value* r = n.input(3);
-    if (!r || r->shape != y->shape || groups != 1 || depthwise || !w->is_constant() || x->shape[0] != 1)
-      throw CompileError(n.describe() + ": a fused Conv + Add needs one group, constant weights, batch 1 and a "
-                         "residual of the output's shape");
-    const uint64_t k_len = uint64_t(c_in * g.kernel[0] * g.kernel[1] * g.kernel[2]);
-    if (pointwise) {
-      const int64_t plane = g.out[0] * g.out[1] * g.out[2];
-      tile_rows = std::clamp<int64_t>(int64_t(kIm2colBudgetSpeed / uint64_t(c_out * 4)) / 4 * 4, 4,
-                                      std::max<int64_t>((plane + 3) / 4 * 4, 4));
-      k.scratch.push_back({"conv_tile", uint64_t(c_out * std::min(tile_rows, plane)) * sizeof(float), 4});
-    } else {
-      const Im2colTile t = im2col_tile(n, (k_len + uint64_t(c_out)) * sizeof(float), g.out[2], g.out[0] * g.out[1]);
-      tile_rows = t.rows;
-      tile_cols = t.cols;
-      k.scratch.push_back({"im2col_tile", t.bytes, 4});
-    }
-    k.constants.push_back(pack_f32_gemm_blocks(*w->constant, 1, c_out, int64_t(k_len)));
-    k.unread_inputs.push_back(1);
-    k.in_place_inputs = {3};  // conv.h: out may be the residual
-    k.params_type = "kiln_conv2d_params_t";
-    k.params_init = conv_params_init(x->shape[0], c_in, c_out, g, groups, tile_rows)
-                        .raw("weights_layout", "KILN_CONV_WEIGHTS_GEMM_BLOCKS")
-                        .u("tile_cols", tile_cols)
-                        .str();
-    k.call = std::string("kiln_conv2d_add_f32(&$params, $in0, $const0, ") + (bias ? "$in2" : "NULL") +
-             ", $in3, $out0, $scratch0)";
-    return k;
+  if (c.pointwise) {
+    const int64_t plane = g.out[0] * g.out[1] * g.out[2];
+    tile_rows = std::clamp<int64_t>(int64_t(kIm2colBudgetSpeed / uint64_t(c.c_out * 4)) / 4 * 4, 4,
+                                    std::max<int64_t>((plane + 3) / 4 * 4, 4));
+    k.scratch.push_back({"conv_tile", uint64_t(c.c_out * std::min(tile_rows, plane)) * sizeof(float), 4});
+  } else {
+    const Im2colTile t =
+        im2col_tile(n, target, (k_len + uint64_t(c.c_out)) * sizeof(float), g.out[2], g.out[0] * g.out[1]);
+    tile_rows = t.rows;
+    tile_cols = t.cols;
+    k.scratch.push_back({"im2col_tile", t.bytes, 4});
   }
-  if (!pointwise && !depthwise) {
+  k.constants.push_back(pack_f32_gemm_blocks(*c.w->constant, 1, c.c_out, int64_t(k_len)));
+  k.unread_inputs.push_back(1);
+  k.in_place_inputs = {3};  // conv.h: out may be the residual
+  k.params_type = "kiln_conv2d_params_t";
+  k.params_init = conv_params_init(c.x->shape[0], c.c_in, c.c_out, g, c.groups, tile_rows)
+                      .raw("weights_layout", "KILN_CONV_WEIGHTS_GEMM_BLOCKS")
+                      .u("tile_cols", tile_cols)
+                      .str();
+  k.call = std::string("kiln_conv2d_add_f32(&$params, $in0, $const0, ") + (c.bias ? "$in2" : "NULL") +
+           ", $in3, $out0, $scratch0)";
+  return k;
+}
+
+// Partial reuse (KernelCall::overlaps; why each is safe: crt/include/kiln/conv.h),
+// for a Conv lowered with weights `weights` in `layout` and bias `bias_arg`.
+void add_conv_overlaps(KernelCall& k, const ConvShape& c, const LoweringTarget& target, const char* layout,
+                       const std::string& weights, const std::string& bias_arg) {
+  const SpatialGeometry& g = c.g;
+  const int64_t batch = c.x->shape[0];
+  if (c.depthwise3x3 && batch == 1) {
+    // Plane by plane, row by row, each input row copied into the ring before any
+    // output row at or below it is written: the output may start anywhere at or
+    // below the input (by whole 16-byte steps).
+    KernelCall::Overlap ov;
+    ov.granule = 16;
+    ov.min_m = -int64_t(c.y->size_bytes() / 16) - 1;
+    ov.max_m = 0;
+    ov.scratch = k.scratch;
+    k.overlaps.push_back(ov);
+  } else if (c.pointwise && c.groups == 1 && batch == 1 && c.w->is_constant() && g.out[0] * g.out[1] * g.out[2] > 0) {
+    // Gathered column tiles: output column j is written only after column j of every
+    // input channel was copied aside, so the output may sit at any whole number of
+    // channel planes from the input.
+    const int64_t plane = g.out[0] * g.out[1] * g.out[2];
+    const uint64_t gather_budget = target.ram_priority ? kGatherBudgetRam : kGatherBudgetSpeed;
+    const int64_t cols = std::clamp<int64_t>(int64_t(gather_budget / uint64_t(c.c_in * 4)) / 4 * 4, 4,
+                                             (plane + 3) / 4 * 4);
+    KernelCall::Overlap ov;
+    ov.granule = plane * int64_t(sizeof(float));
+    ov.min_m = -c.c_out;
+    ov.max_m = c.c_in;
+    ov.params_init = conv_params_init(batch, c.c_in, c.c_out, g, c.groups, cols).raw("weights_layout", layout).str();
+    ov.scratch.push_back({"gather", uint64_t(c.c_in * std::min(cols, plane)) * sizeof(float), 4});
+    ov.call = "kiln_conv2d_f32(&$params, $in0, " + weights + ", " + bias_arg + ", $out0, $scratch0)";
+    k.overlaps.push_back(ov);
+  }
+}
+
+KernelCall lower_conv(const Node& n, const LoweringTarget& target) {
+  const ConvShape c = read_conv(n);
+  const SpatialGeometry& g = c.g;
+  int64_t tile_rows = 0, tile_cols = 0;
+  KernelCall k;
+  if (!c.pointwise && !c.depthwise) {
     // A "row" is one (depth, height) output position: w_out columns of patches.
-    const uint64_t per_column = uint64_t(cin_g * g.kernel[0] * g.kernel[1] * g.kernel[2]) * sizeof(float);
-    Im2colTile t = im2col_tile(n, per_column, g.out[2], g.out[0] * g.out[1]);
-    if (!w->is_constant()) t = Im2colTile{t.cols > 0 ? 1 : t.rows, 0, t.cols > 0 ? per_column * uint64_t(g.out[2]) : t.bytes};
+    const uint64_t per_column = uint64_t(c.cin_g * g.kernel[0] * g.kernel[1] * g.kernel[2]) * sizeof(float);
+    Im2colTile t = im2col_tile(n, target, per_column, g.out[2], g.out[0] * g.out[1]);
+    if (!c.w->is_constant())
+      t = Im2colTile{t.cols > 0 ? 1 : t.rows, 0, t.cols > 0 ? per_column * uint64_t(g.out[2]) : t.bytes};
     tile_rows = t.rows;
     tile_cols = t.cols;
     k.scratch.push_back({"im2col", t.bytes, 4});
   }
   // Constant weights are re-laid out for the register-blocked kernels (crt/src/kernels/gemm_tiles_f32.h, depthwise3x3_f32.h).
   const char* layout = "KILN_CONV_WEIGHTS_OIHW";
-  std::string weights = "$in1", bias_arg = bias ? "$in2" : "NULL";
-  if (depthwise3x3) {
+  std::string weights = "$in1", bias_arg = c.bias ? "$in2" : "NULL";
+  if (c.depthwise3x3) {
     layout = "KILN_CONV_WEIGHTS_DEPTHWISE_3X3";
-    k.constants.push_back(pack_f32_depthwise3x3(*w->constant, bias ? bias->constant.get() : nullptr, c_out));
-    k.unread_inputs = bias ? std::vector<int>{1, 2} : std::vector<int>{1};
+    k.constants.push_back(pack_f32_depthwise3x3(*c.w->constant, c.bias ? c.bias->constant.get() : nullptr, c.c_out));
+    k.unread_inputs = c.bias ? std::vector<int>{1, 2} : std::vector<int>{1};
     weights = "$const0";
     bias_arg = "NULL";
     const uint64_t row_len = uint64_t((g.out[2] - 1) * g.stride[2] + 3);
     k.scratch.push_back({"padded_rows", 3 * row_len * sizeof(float), 4});
-  } else if (!depthwise && w->is_constant()) {
+  } else if (!c.depthwise && c.w->is_constant()) {
     layout = "KILN_CONV_WEIGHTS_GEMM_BLOCKS";
-    k.constants.push_back(pack_f32_gemm_blocks(*w->constant, groups, cout_g, cin_g * g.kernel[0] * g.kernel[1] * g.kernel[2]));
+    k.constants.push_back(
+        pack_f32_gemm_blocks(*c.w->constant, c.groups, c.cout_g, c.cin_g * g.kernel[0] * g.kernel[1] * g.kernel[2]));
     k.unread_inputs.push_back(1);
     weights = "$const0";
   }
   k.params_type = "kiln_conv2d_params_t";
-  k.params_init =
-      conv_params_init(x->shape[0], c_in, c_out, g, groups, tile_rows).raw("weights_layout", layout).u("tile_cols", tile_cols).str();
-  // Partial reuse (KernelCall::overlaps; why each is safe: crt/include/kiln/conv.h).
-  const int64_t batch = x->shape[0];
-  if (depthwise3x3 && batch == 1) {
-    // Plane by plane, row by row, each input row copied into the ring before any
-    // output row at or below it is written: the output may start anywhere at or
-    // below the input (by whole 16-byte steps).
-    KernelCall::Overlap ov;
-    ov.granule = 16;
-    ov.min_m = -int64_t(y->size_bytes() / 16) - 1;
-    ov.max_m = 0;
-    ov.scratch = k.scratch;
-    k.overlaps.push_back(ov);
-  } else if (pointwise && groups == 1 && batch == 1 && w->is_constant() && g.out[0] * g.out[1] * g.out[2] > 0) {
-    // Gathered column tiles: output column j is written only after column j of every
-    // input channel was copied aside, so the output may sit at any whole number of
-    // channel planes from the input.
-    const int64_t plane = g.out[0] * g.out[1] * g.out[2];
-    const uint64_t gather_budget = lowering_target().ram_priority ? kGatherBudgetRam : kGatherBudgetSpeed;
-    const int64_t cols = std::clamp<int64_t>(int64_t(gather_budget / uint64_t(c_in * 4)) / 4 * 4, 4,
-                                             (plane + 3) / 4 * 4);
-    KernelCall::Overlap ov;
-    ov.granule = plane * int64_t(sizeof(float));
-    ov.min_m = -c_out;
-    ov.max_m = c_in;
-    ov.params_init = conv_params_init(batch, c_in, c_out, g, groups, cols).raw("weights_layout", layout).str();
-    ov.scratch.push_back({"gather", uint64_t(c_in * std::min(cols, plane)) * sizeof(float), 4});
-    ov.call = "kiln_conv2d_f32(&$params, $in0, " + weights + ", " + bias_arg + ", $out0, $scratch0)";
-    k.overlaps.push_back(ov);
-  }
+  k.params_init = conv_params_init(c.x->shape[0], c.c_in, c.c_out, g, c.groups, tile_rows)
+                      .raw("weights_layout", layout)
+                      .u("tile_cols", tile_cols)
+                      .str();
+  add_conv_overlaps(k, c, target, layout, weights, bias_arg);
   k.call = "kiln_conv2d_f32(&$params, $in0, " + weights + ", " + bias_arg + ", $out0, " +
            (k.scratch.empty() ? "NULL" : "$scratch0") + ")";
   return k;
@@ -179,7 +215,7 @@ KernelCall lower_conv_impl(const Node& n, bool residual) {
 // B_expand, W_depthwise, B_depthwise, W_project, B_project (biases may be absent);
 // the depthwise attributes and the two Clips' bounds (lo1, hi1, lo2, hi2).
 
-KernelCall lower_inverted_residual(const Node& n) {
+KernelCall lower_inverted_residual(const Node& n, const LoweringTarget& target) {
   require_float32(n);
   const Value* x = n.input(0);
   const Value* we = n.input(1);
@@ -201,7 +237,7 @@ KernelCall lower_inverted_residual(const Node& n) {
   // band pays (a block fused by hand, not by that pass).
   PatchBand pb = choose_patch_band(uint64_t(ce), s, w_in, w_out, h_out, x->size_bytes(), y->size_bytes(),
                                    uint64_t(ce) * uint64_t(x->shape[2]) * w_in * sizeof(float),
-                                   lowering_target().ram_priority);
+                                   target.ram_priority);
   if (pb.rows == 0) pb = {1, patch_scratch_bytes(uint64_t(ce), s, w_in, w_out, 1)};
   const uint64_t band = pb.rows;
   KernelCall k;
@@ -227,9 +263,6 @@ KernelCall lower_inverted_residual(const Node& n) {
            ", $const1, $const2, " + (bp ? "$in6" : "NULL") + ", $out0, $scratch0)";
   return k;
 }
-
-KernelCall lower_conv(const Node& n) { return lower_conv_impl(n, false); }
-KernelCall lower_conv_add(const Node& n) { return lower_conv_impl(n, true); }
 
 }  // namespace
 

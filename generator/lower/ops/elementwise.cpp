@@ -14,24 +14,26 @@ namespace kiln {
 namespace {
 
 // out = a (op) b: both inputs and the output share one dtype from `types`.
+KernelCall lower_binary(const Node& n, const std::string& op, EltTypes types) {
+  if (n.inputs.size() != 2) throw CompileError(n.describe() + ": expects 2 inputs");
+  const DType t = elt_input(n, 0)->dtype;
+  require_elt_types(n, t, types, "input 0");
+  require_dtype(n, elt_input(n, 1), t, "input 1");
+  require_dtype(n, n.outputs.at(0), t, "output");
+  KernelCall k = binary_broadcast_call(n, "kiln_" + op + "_" + elt_suffix(n, t));
+  k.in_place_inputs = {0, 1};  // elementwise.h: out may alias an input of its size
+  return k;
+}
+
 LowerFn binary(const std::string& op, EltTypes types) {
-  return [op, types](const Node& n) {
-    if (n.inputs.size() != 2) throw CompileError(n.describe() + ": expects 2 inputs");
-    const DType t = elt_input(n, 0)->dtype;
-    require_elt_types(n, t, types, "input 0");
-    require_dtype(n, elt_input(n, 1), t, "input 1");
-    require_dtype(n, n.outputs.at(0), t, "output");
-    KernelCall k = binary_broadcast_call(n, "kiln_" + op + "_" + elt_suffix(n, t));
-    k.in_place_inputs = {0, 1};  // elementwise.h: out may alias an input of its size
-    return k;
-  };
+  return [op, types](const Node& n, const LoweringTarget&) { return lower_binary(n, op, types); };
 }
 
 KernelCall lower_mod(const Node& n) {
   // fmod = 1: remainder with the dividend's sign (C fmod); 0: the divisor's (numpy.mod).
   const int64_t fmod = n.attr_int("fmod", 0);
   if (fmod != 0 && fmod != 1) throw CompileError(n.describe() + ": fmod must be 0 or 1");
-  return binary(fmod ? "fmod" : "mod", EltTypes::Numeric)(n);
+  return lower_binary(n, fmod ? "fmod" : "mod", EltTypes::Numeric);
 }
 
 KernelCall lower_pow(const Node& n) {
@@ -52,12 +54,12 @@ KernelCall lower_bitshift(const Node& n) {
   const std::string dir = n.attr_string("direction", "");
   if (dir != "LEFT" && dir != "RIGHT")
     throw CompileError(n.describe() + ": direction must be LEFT or RIGHT, got " + in_quotes(dir));
-  return binary(dir == "LEFT" ? "bitshift_left" : "bitshift_right", EltTypes::UInt)(n);
+  return lower_binary(n, dir == "LEFT" ? "bitshift_left" : "bitshift_right", EltTypes::UInt);
 }
 
 // Min Max Sum Mean: N inputs (at least one) of one dtype, broadcast together.
 LowerFn variadic(const std::string& op, EltTypes types) {
-  return [op, types](const Node& n) {
+  return [op, types](const Node& n, const LoweringTarget&) {
     if (n.inputs.empty()) throw CompileError(n.describe() + ": expects at least 1 input");
     if (n.inputs.size() > 32) throw CompileError(n.describe() + ": more than 32 inputs (KILN_MAX_NARY_INPUTS)");
     const DType t = elt_input(n, 0)->dtype;

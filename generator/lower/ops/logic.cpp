@@ -9,7 +9,7 @@ namespace kiln {
 namespace {
 
 LowerFn bool_binary(const std::string& op) {
-  return [op](const Node& n) {
+  return [op](const Node& n, const LoweringTarget&) {
     if (n.inputs.size() != 2) throw CompileError(n.describe() + ": expects 2 inputs");
     require_dtype(n, elt_input(n, 0), DType::Bool, "input 0");
     require_dtype(n, elt_input(n, 1), DType::Bool, "input 1");

@@ -51,7 +51,7 @@ KernelCall lower_pool(const Node& n, PoolKind kind) {
 }
 
 LowerFn global_pool(const std::string& kernel, bool lp) {
-  return [kernel, lp](const Node& n) {
+  return [kernel, lp](const Node& n, const LoweringTarget&) {
     require_float32(n);
     const Shape& s = n.input(0)->shape;
     if (s.size() < 2) throw CompileError(n.describe() + ": input must be N x C x ...");

@@ -6,7 +6,7 @@
 // depthwise), and each
 // channel's requant_scale becomes a kiln_s8_requant_t. The original int8 weights
 // are not emitted. Scratch: the im2col columns of two output pixels. For a target
-// with MVE (lowering_target()), Conv2D takes the int8-weight form instead
+// with MVE (LoweringTarget::mve), Conv2D takes the int8-weight form instead
 // (kiln_conv2d_s8_w8: int8 rows in 16-tap chunks, the input offset folded into the
 // bias), half the flash of the int16 blocks. A depthwise layer of one input
 // channel and depth multiplier M > 1 is a Conv2D of M outputs and takes the Conv2D
@@ -84,7 +84,7 @@ std::string append_fields(const std::string& init, const std::string& more) {
 // The Conv2D forms, for a KilnQConv2D or a depthwise layer that is one
 // (conv_form_of_depthwise): w8 holds out_c rows of kernel_h * kernel_w *
 // (in_c / groups) int8 taps in (kh, kw, c) order; the bias is input 2 of n.
-KernelCall lower_s8_conv_rows(const Node& n, const Geometry2D& g, int64_t groups, const std::vector<int64_t>& w8) {
+KernelCall lower_s8_conv_rows(const Node& n, const LoweringTarget& target, const Geometry2D& g, int64_t groups, const std::vector<int64_t>& w8) {
   const int64_t taps = g.kernel_h * g.kernel_w * (g.in_c / groups);
   check_s8_accumulator(n, taps);
   check_s8_bias(n, 2, g.out_c);
@@ -92,7 +92,7 @@ KernelCall lower_s8_conv_rows(const Node& n, const Geometry2D& g, int64_t groups
   KernelCall k;
   k.params_type = "kiln_conv2d_s8_params_t";
   k.params_init = append_fields(geometry_fields(g), ".groups = " + std::to_string(groups) + ", " + s8_quant_fields(q));
-  if (lowering_target().mve) {
+  if (target.mve) {
     // int8 weights, the input offset folded into the bias (VMLADAVA.S8).
     if (std::optional<ConstantPtr> kernel_bias = s8_kernel_bias(n, 2, w8, g.out_c, taps, -q.x_zero_point)) {
       k.constants.push_back(s8_weight_blocks_w8(w8, groups, g.out_c / groups, taps));
@@ -106,7 +106,7 @@ KernelCall lower_s8_conv_rows(const Node& n, const Geometry2D& g, int64_t groups
       return k;
     }
   }
-  if (lowering_target().dsp && groups == 1) {
+  if (target.dsp && groups == 1) {
     // A first layer (few input channels): the taps in (kx, ky, c) order, so that a
     // window is a slice of the strip the kernel widens once per output row.
     const uint64_t strip_bytes = uint64_t(((g.out_w - 1) * g.strides[1] + g.kernel_w) * g.kernel_h * g.in_c * 2 + 8);
@@ -164,7 +164,7 @@ KernelCall lower_s8_conv_rows(const Node& n, const Geometry2D& g, int64_t groups
   return k;
 }
 
-KernelCall lower_qconv2d_form(const Node& n) {
+KernelCall lower_qconv2d_form(const Node& n, const LoweringTarget& target) {
   const Value* w = n.input(1);
   if (!w || w->shape.size() != 4)
     throw CompileError(n.describe() + ": weights must be constant [Cout, KH, KW, Cin/group]");
@@ -175,7 +175,7 @@ KernelCall lower_qconv2d_form(const Node& n) {
     throw CompileError(n.describe() + ": weights " + shape_str(w->shape) + " do not match group=" +
                        std::to_string(groups) + ", input channels " + std::to_string(g.in_c) + " and output channels " +
                        std::to_string(g.out_c));
-  return lower_s8_conv_rows(n, g, groups, s8_weights(n, 1));
+  return lower_s8_conv_rows(n, target, g, groups, s8_weights(n, 1));
 }
 
 // A depthwise layer with depth multiplier M is, per input channel, a convolution
@@ -199,7 +199,7 @@ std::vector<int64_t> depthwise_rows(const std::vector<int64_t>& w8, const Geomet
   return rows;
 }
 
-KernelCall lower_qdepthwise_conv2d_form(const Node& n) {
+KernelCall lower_qdepthwise_conv2d_form(const Node& n, const LoweringTarget& target) {
   const Value* w = n.input(1);
   // [KH, KW, Cout], or TFLite's [1, KH, KW, Cout].
   Shape ws = w ? w->shape : Shape{};
@@ -211,7 +211,7 @@ KernelCall lower_qdepthwise_conv2d_form(const Node& n) {
     throw CompileError(n.describe() + ": weights " + shape_str(w->shape) + " do not match input channels " +
                        std::to_string(g.in_c) + " x depth_multiplier " + std::to_string(mult) + " = " +
                        std::to_string(g.out_c) + " output channels");
-  if (conv_form_of_depthwise(g, mult)) return lower_s8_conv_rows(n, g, 1, depthwise_rows(s8_weights(n, 1), g));
+  if (conv_form_of_depthwise(g, mult)) return lower_s8_conv_rows(n, target, g, 1, depthwise_rows(s8_weights(n, 1), g));
   check_s8_accumulator(n, g.kernel_h * g.kernel_w);
   check_s8_bias(n, 2, g.out_c);
   const S8Quant q = read_s8_quant(n, g.out_c);
@@ -221,7 +221,7 @@ KernelCall lower_qdepthwise_conv2d_form(const Node& n) {
                                 ".depth_multiplier = " + std::to_string(mult) + ", " + s8_quant_fields(q));
   const std::vector<int64_t> w8 = s8_weights(n, 1);
   const int64_t taps = g.kernel_h * g.kernel_w;
-  if (lowering_target().dsp && mult == 1 && g.kernel_h == 3 && g.kernel_w == 3 && g.out_c % 4 == 0) {
+  if (target.dsp && mult == 1 && g.kernel_h == 3 && g.kernel_w == 3 && g.out_c % 4 == 0) {
     // Bias, doubled weights and requantization in one stream per block of four
     // channels; border windows are copied into scratch with the zero point around.
     std::vector<int64_t> rows(w8.size());
@@ -263,8 +263,8 @@ S8Window s8_window(const Geometry2D& g) {
 // Partial reuse (lower/ops/qnn_overlap.h): one group, batch 1. Every form reads a
 // pixel's window before writing its outputs, except the int8-weight form's
 // pointwise path on MVE, which reads a pair of pixels in place while writing them.
-KernelCall lower_qconv2d(const Node& n) {
-  KernelCall k = lower_qconv2d_form(n);
+KernelCall lower_qconv2d(const Node& n, const LoweringTarget& target) {
+  KernelCall k = lower_qconv2d_form(n, target);
   const Value* w = n.input(1);
   const Geometry2D g = conv_geometry(n, w->shape[1], w->shape[2]);
   if (g.n != 1 || ops::get_attrs<ops::QConv2D>(n).group != 1) return k;
@@ -278,8 +278,8 @@ KernelCall lower_qconv2d(const Node& n) {
 // Depthwise, depth multiplier 1, batch 1: channel c of an output pixel is written
 // after channel c of its window was read (every form), so the output may start at
 // whole pixels below the input (lower/ops/qnn_overlap.h).
-KernelCall lower_qdepthwise_conv2d(const Node& n) {
-  KernelCall k = lower_qdepthwise_conv2d_form(n);
+KernelCall lower_qdepthwise_conv2d(const Node& n, const LoweringTarget& target) {
+  KernelCall k = lower_qdepthwise_conv2d_form(n, target);
   Shape ws = n.input(1)->shape;
   if (ws.size() == 4 && ws[0] == 1) ws.erase(ws.begin());
   const Geometry2D g = conv_geometry(n, ws[0], ws[1]);

@@ -2,7 +2,7 @@
 // weights [Nout, K] are widened to int16 blocks of four output rows with
 // interleaved pairs (the kernel's read order), requant_scale becomes one
 // kiln_s8_requant_t per output; scratch holds two widened input rows. For a
-// target with MVE (lowering_target()), the int8-weight form instead
+// target with MVE (LoweringTarget::mve), the int8-weight form instead
 // (kiln_fully_connected_s8_w8: int8 rows, the input offset folded into the bias).
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
@@ -14,7 +14,7 @@ namespace kiln {
 
 namespace {
 
-KernelCall lower_qfully_connected_form(const Node& n) {
+KernelCall lower_qfully_connected_form(const Node& n, const LoweringTarget& target) {
   const Value *x = n.input(0), *w = n.input(1), *y = n.outputs.at(0);
   if (!x || !w) throw CompileError(n.describe() + ": needs an input and constant weights");
   require_dtype(n, x, DType::Int8, "input");
@@ -38,7 +38,7 @@ KernelCall lower_qfully_connected_form(const Node& n) {
   kc.params_init = "{ .rows = " + std::to_string(rows) + ", .in_features = " + std::to_string(k) +
                    ", .out_features = " + std::to_string(nout) + ", " + s8_quant_fields(q) + " }";
   const std::vector<int64_t> w8 = s8_weights(n, 1);
-  if (lowering_target().mve) {
+  if (target.mve) {
     // int8 weights, the input offset folded into the bias (VMLADAVA.S8).
     if (std::optional<ConstantPtr> kernel_bias = s8_kernel_bias(n, 2, w8, nout, k, -q.x_zero_point)) {
       kc.constants.push_back(s8_weight_blocks_w8(w8, 1, nout, k));
@@ -52,7 +52,7 @@ KernelCall lower_qfully_connected_form(const Node& n) {
       return kc;
     }
   }
-  if (lowering_target().dsp) {
+  if (target.dsp) {
     // Bias, doubled weights and requantization in one stream per block of four rows.
     if (std::optional<ConstantPtr> packed = s8_packed_blocks(n, 2, w8, nout, k, q)) {
       kc.constants.push_back(*packed);
@@ -75,8 +75,8 @@ KernelCall lower_qfully_connected_form(const Node& n) {
 // Partial reuse (lower/ops/qnn_overlap.h): rows in order, each widened (copied)
 // before its outputs are written; the int8-weight form reads a row in place while
 // writing it (and on MVE two rows at a time).
-KernelCall lower_qfully_connected(const Node& n) {
-  KernelCall k = lower_qfully_connected_form(n);
+KernelCall lower_qfully_connected(const Node& n, const LoweringTarget& target) {
+  KernelCall k = lower_qfully_connected_form(n, target);
   const Value *x = n.input(0), *y = n.outputs.at(0);
   S8Window w;
   w.in_h = w.out_h = x->shape[0], w.in_c = x->shape[1], w.out_c = y->shape[1];

@@ -22,7 +22,7 @@ int64_t int_scalar_bytes(const Node& n, size_t i, const char* what) {
 }
 
 LowerFn window(int64_t kind) {
-  return [kind](const Node& n) {
+  return [kind](const Node& n, const LoweringTarget&) {
     const Value* y = n.outputs.at(0);
     require_dtype(n, y, DType::Float32, "output");
     if (y->shape.size() != 1) throw CompileError(n.describe() + ": output must be 1-D");

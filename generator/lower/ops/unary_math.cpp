@@ -24,7 +24,7 @@ std::string count(const Node& n) { return std::to_string(n.outputs.at(0)->num_el
 
 // kiln_<op>_<sfx>(in, out, n)
 LowerFn unary(const std::string& op, EltTypes types) {
-  return [op, types](const Node& n) {
+  return [op, types](const Node& n, const LoweringTarget&) {
     const DType t = unary_dtype(n, types);
     KernelCall k;
     k.call = "kiln_" + op + "_" + elt_suffix(n, t) + "($in0, $out0, " + count(n) + ")";
@@ -38,7 +38,7 @@ struct ActivationAttrs {
   double alpha = 0, beta = 0, gamma = 0;
 };
 LowerFn activation(const std::string& op, ActivationAttrs defaults) {
-  return [op, defaults](const Node& n) {
+  return [op, defaults](const Node& n, const LoweringTarget&) {
     const DType t = unary_dtype(n, EltTypes::Float);
     const double alpha = n.attr_float("alpha", defaults.alpha);
     if (op == "celu" && alpha == 0) throw CompileError(n.describe() + ": Celu alpha must not be 0");
