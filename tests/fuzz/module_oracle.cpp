@@ -226,12 +226,12 @@ bool small_enough_to_run(const CompiledModule& m) {
 
 OracleAction check_accepted_module(const CompiledModule& m, const OracleOptions& options) {
   if (m.files.empty()) breach("an accepted module without its files' text");
+  check_module_text(m.files);
+  if (!options.compile) return OracleAction::TextOnly;
   // Absolute: the runner's test data #includes the module's metadata.h by its path.
   OracleOptions o = options;
   o.work_dir = fs::absolute(o.work_dir);
   if (!o.crt_cache_dir.empty()) o.crt_cache_dir = fs::absolute(o.crt_cache_dir);
-  check_module_text(m.files);
-  if (!o.compile) return OracleAction::TextOnly;
   bool unusual = false;
   const std::string structure = module_structure(m.files, &unusual);
   char hash[17];
