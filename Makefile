@@ -16,8 +16,10 @@
 #                   debug information (build/kiln-dbgsym_<version>_<arch>.ddeb)
 #   make fuzz       libFuzzer over the importer and the whole pipeline for
 #                   FUZZ_SECONDS (FUZZ_FORMAT=onnx or tflite, FUZZ_JOBS processes;
-#                   clang, ASan+UBSan, its own build dir build-fuzz/); writes
-#                   build-fuzz/fuzz/FORMAT/report.txt (executions, exec/s, coverage)
+#                   clang, ASan+UBSan, its own build dir build-fuzz/); accepted
+#                   modules are compiled with -Werror and, when small, run under
+#                   ASan/UBSan (once per structure, tests/fuzz/module_oracle.h); writes
+#                   build-fuzz/fuzz/FORMAT/report.txt (executions, exec/s, coverage, oracle)
 #   make deps       only install the Debian packages
 
 BUILD ?= build

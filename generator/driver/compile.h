@@ -57,8 +57,9 @@ struct CompileOptions {
 CompiledModule compile_model(const std::filesystem::path& model_path, const CompileOptions& options);
 
 // The same pipeline over a model held in memory (ONNX or, by its identifier,
-// TFLite), writing nothing (report, memory map and output folder are ignored): the
-// fuzz targets (tests/fuzz/).
+// TFLite), writing nothing (report, memory map and output folder are ignored); the
+// module's files come back as text in CompiledModule::files: the fuzz targets
+// (tests/fuzz/).
 CompiledModule compile_model_in_memory(std::vector<uint8_t> model_bytes, const CompileOptions& options);
 
 }  // namespace kiln

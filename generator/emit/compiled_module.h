@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,11 @@ struct CompiledModule {
   // crt/src/runtime/ and the kernels its code calls, with what they call
   // (emit/kernel_index.h). module.mk, CMakeLists.txt and `kiln verify` build these.
   std::vector<std::string> crt_sources;
+  // When nothing was written (compile_model_in_memory): the text of every file the
+  // module would have (metadata.h, operators.c, parameters_*.c, module.mk, ...; not
+  // the crt copy), by file name, for the fuzz targets' oracle (tests/fuzz/). Empty
+  // when the files were written.
+  std::map<std::string, std::string> files;
   std::vector<CompiledTensor> inputs, outputs;
   std::vector<CompiledSequence> sequences;  // sequence-typed graph inputs/outputs
   std::vector<CompiledBoundInput> bound_inputs;  // inputs fixed at compile time

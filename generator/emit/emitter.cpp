@@ -26,10 +26,14 @@ namespace fs = std::filesystem;
 namespace {
 
 
-// A file of the module: written under `dir`, or only rendered when `dir` is empty
-// (EmitOptions::write_files off).
-void write_file(const fs::path& dir, const std::string& name, const std::string& text) {
-  if (dir.empty()) return;
+// A file of the module: written under `dir`, or, when `dir` is empty
+// (EmitOptions::write_files off), kept in `kept` (CompiledModule::files).
+void write_file(const fs::path& dir, const std::string& name, const std::string& text,
+                std::map<std::string, std::string>& kept) {
+  if (dir.empty()) {
+    kept[name] = text;
+    return;
+  }
   const fs::path p = dir / name;
   std::ofstream out(p, std::ios::binary);
   if (!out) throw CompileError("cannot write " + in_quotes(p.string()));
@@ -79,17 +83,6 @@ class HexArrayWriter {
   int col_ = 0;
 };
 
-// Swallows what the parameter files would hold when nothing is written.
-struct NullBuf : std::streambuf {
-  int overflow(int c) override { return c; }
-  std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
-};
-// The buffer is a base listed first, so it is built before the stream uses it.
-class NullStream : private NullBuf, public std::ostream {
- public:
-  NullStream() : std::ostream(static_cast<NullBuf*>(this)) {}
-};
-
 struct IoTensor {
   const Value* value;
   CompiledTensor info;
@@ -121,10 +114,10 @@ class Emitter {
                                      render_template("metadata.c.mustache", d),
                                      render_template("operators.c.mustache", operators_data(d))};
     check_macros_unique(code[0]);
-    write_file(dir_, "metadata.h", code[0]);
-    write_file(dir_, "module_internal.h", code[1]);
-    write_file(dir_, "metadata.c", code[2]);
-    write_file(dir_, "operators.c", code[3]);
+    write_file(dir_, "metadata.h", code[0], files_);
+    write_file(dir_, "module_internal.h", code[1], files_);
+    write_file(dir_, "metadata.c", code[2], files_);
+    write_file(dir_, "operators.c", code[3], files_);
     std::vector<std::string> sources = {"metadata.c", "operators.c"};
     for (size_t p = 0; p < plan_.pools.size(); ++p)
       if (!plan_.pools[p].is_workspace) sources.push_back(write_parameter_file(int(p), d));
@@ -137,8 +130,8 @@ class Emitter {
     for (const auto& s : crt_sources) crt_list.push_back(s);
     d.set("crt_sources", crt_list);
     d.set("dir_name", opt_.output_dir.filename().string());
-    write_file(dir_, "module.mk", render_template("module.mk.mustache", d));
-    write_file(dir_, "CMakeLists.txt", render_template("CMakeLists.txt.mustache", d));
+    write_file(dir_, "module.mk", render_template("module.mk.mustache", d), files_);
+    write_file(dir_, "CMakeLists.txt", render_template("CMakeLists.txt.mustache", d), files_);
     copy_crt();
 
     CompiledModule m;
@@ -147,6 +140,7 @@ class Emitter {
     for (const auto& s : sources) m.sources.push_back(opt_.output_dir / s);
     m.crt_dir = opt_.output_dir / "crt";
     m.crt_sources = crt_sources;
+    m.files = std::move(files_);
     for (const auto& op : prog_.ops) {
       CompiledOp co;
       co.label = op.label;
@@ -725,7 +719,7 @@ class Emitter {
     return o;
   }
 
-  std::string write_parameter_file(int p, TemplateData d) const {
+  std::string write_parameter_file(int p, TemplateData d) {
     const auto& ep = plan_.pools[size_t(p)];
     // The pool's constants in address order. They are streamed into the C array one
     // at a time (gaps as zeros), so the host never holds a whole-pool image: peak
@@ -759,12 +753,12 @@ class Emitter {
 
     std::string file = "parameters_" + pool_cnames_[size_t(p)] + ".c";
     std::ofstream file_out;
-    NullStream discard;
+    std::ostringstream kept;  // nothing written: the text goes to CompiledModule::files
     if (!dir_.empty()) {
       file_out.open(dir_ / file, std::ios::binary);
       if (!file_out) throw CompileError("cannot write " + in_quotes((dir_ / file).string()));
     }
-    std::ostream& out = dir_.empty() ? static_cast<std::ostream&>(discard) : file_out;
+    std::ostream& out = dir_.empty() ? static_cast<std::ostream&>(kept) : file_out;
     out << text.substr(0, at);
     HexArrayWriter hex(out);
     std::vector<uint8_t> bytes;
@@ -783,6 +777,7 @@ class Emitter {
     hex.finish();
     out << text.substr(at + marker.size() + 1);
     if (!out) throw CompileError("error while writing " + in_quotes(file));
+    if (dir_.empty()) files_[file] = kept.str();
     return file;
   }
 
@@ -807,6 +802,7 @@ class Emitter {
   std::vector<IoTensor> inputs_, outputs_;
   std::vector<std::string> pool_cnames_;
   fs::path dir_;  // where files are written; empty: nowhere
+  std::map<std::string, std::string> files_;  // the files' text when dir_ is empty
 };
 
 }  // namespace

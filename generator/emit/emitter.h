@@ -39,7 +39,7 @@ struct EmitOptions {
   std::string module_name = "default";
   std::filesystem::path output_dir;   // the module's folder as CompiledModule and module.mk name it
   std::filesystem::path write_dir;    // where the files are written (a staging folder); empty: output_dir
-  bool write_files = true;            // false: render everything, write nothing (the fuzz target)
+  bool write_files = true;            // false: render everything, write nothing, keep the text (CompiledModule::files)
   std::string model_file;  // for the header comments
   // --io-in-workspace: inputs/outputs have a pool and offset in the plan; emit
   // kiln_<mod>_map_inputs/_map_outputs and address them through the pools.

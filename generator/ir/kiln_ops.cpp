@@ -480,9 +480,12 @@ std::optional<std::string> verify_node(const Node& n) {
              attr_kind_name(a.kind);
   }
   if (!d->open_attrs)
-    for (const auto& [name, value] : n.attrs)
+    for (const auto& attr : n.attrs) {
+      // Not a structured binding: clang 14 (make fuzz) cannot capture one in a lambda.
+      const std::string& name = attr.first;
       if (std::none_of(d->attrs.begin(), d->attrs.end(), [&](const AttrDef& a) { return a.name == name; }))
         return "attribute '" + name + "' is not defined for " + d->name;
+    }
   if (d->verify) return d->verify(n);
   return std::nullopt;
 }

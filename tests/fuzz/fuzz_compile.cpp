@@ -15,6 +15,15 @@ namespace kiln::fuzz {
 
 namespace {
 
+OracleOptions& oracle_options() {
+  static OracleOptions o = [] {
+    OracleOptions d;
+    d.compile = false;
+    return d;
+  }();
+  return o;
+}
+
 // The oracle for an accepted model's names: every input's and output's C name is
 // an unreserved identifier, unique within its struct after upper-casing (so its
 // macros are unique). A breach escapes as a crash.
@@ -38,6 +47,8 @@ void check_message(const std::string& m) {
 
 }  // namespace
 
+void set_module_oracle(const OracleOptions& options) { oracle_options() = options; }
+
 Outcome compile_input(const uint8_t* data, size_t size, Format target, std::string* error) {
   const bool tflite = size >= 8 && std::memcmp(data + 4, "TFL3", 4) == 0;
   if (tflite != (target == Format::Tflite)) return Outcome::OtherFormat;
@@ -49,6 +60,7 @@ Outcome compile_input(const uint8_t* data, size_t size, Format target, std::stri
     const CompiledModule m = compile_model_in_memory(std::vector<uint8_t>(data, data + size), options);
     check_names(m.inputs, "input");
     check_names(m.outputs, "output");
+    check_accepted_module(m, oracle_options());
   } catch (const CompileError& e) {
     check_message(e.what());
     if (error) *error = e.what();

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <string>
 
+#include "module_oracle.h"
+
 namespace kiln::fuzz {
 
 enum class Format { Onnx, Tflite };
@@ -21,7 +23,13 @@ enum class Outcome {
 };
 
 // Any exception other than a CompileError / PlanError escapes (libFuzzer records
-// it as a crash). `error`, when given, receives the rejection's message.
+// it as a crash). `error`, when given, receives the rejection's message. An
+// accepted module goes through the module oracle (module_oracle.h) with the
+// options of set_module_oracle: by default its in-process checks only.
 Outcome compile_input(const uint8_t* data, size_t size, Format target, std::string* error = nullptr);
+
+// The oracle's options for every later compile_input (the fuzz targets turn the
+// host compiler on, under their work folder).
+void set_module_oracle(const OracleOptions& options);
 
 }  // namespace kiln::fuzz

@@ -8,6 +8,7 @@
 // Built and run by `make fuzz` (tests/fuzz/run_fuzz.sh).
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -15,6 +16,18 @@
 #include "name_mutations.h"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
+
+// The module oracle compiles and runs accepted modules under KILN_FUZZ_ORACLE_DIR
+// (run_fuzz.sh sets it to the format's work folder; else ./kiln-fuzz-oracle).
+// KILN_FUZZ_ORACLE_DIR=off keeps to its in-process checks.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  const char* dir = std::getenv("KILN_FUZZ_ORACLE_DIR");
+  kiln::fuzz::OracleOptions o;
+  o.compile = !(dir && std::strcmp(dir, "off") == 0);
+  o.work_dir = dir && *dir ? dir : "kiln-fuzz-oracle";
+  kiln::fuzz::set_module_oracle(o);
+  return 0;
+}
 
 // One mutation in four renames a graph input / output or tensor to a hostile name
 // (name_mutations.h); the rest are libFuzzer's byte-level mutations.

@@ -6,6 +6,10 @@
 # and the run goes on; each one found becomes a file of tests/malformed/ (or
 # tests/tflite/malformed/) once fixed.
 #
+# Accepted modules go through the module oracle (module_oracle.h): compiled with
+# the host C compiler and, when small, run under ASan/UBSan, once per structure, in
+# BUILD/fuzz/FORMAT/oracle/ (the structures seen, the runtime objects, oracle.log).
+#
 # At the end it writes BUILD/fuzz/FORMAT/report.txt: this run's executions, exec/s,
 # wall time, coverage (cov = edges, ft = features, libFuzzer's counters), faults,
 # the totals over every run recorded in history.tsv, and the edges covered per
@@ -25,6 +29,9 @@ cp "$target" "$bin"
 log=$work/logs/run-$stamp.log
 
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
+export KILN_FUZZ_ORACLE_DIR=$work/oracle
+mkdir -p "$KILN_FUZZ_ORACLE_DIR"
+oracle_before=$(cat "$KILN_FUZZ_ORACLE_DIR/oracle.log" 2>/dev/null | wc -l)
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # -timeout is wall-clock: at nice 19 on a loaded machine an input gets a fraction of
 # a core, so it is generous; the memory limits match run_malformed.sh's 2 GiB.
@@ -49,9 +56,10 @@ printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$stamp" "$secs" "$jobs" "$execs" 
   "$faults" >> "$work/history.tsv"
 
 # Coverage of the corpus and the seeds by source folder: one pass, no mutation
-# (in fork mode the corpus folder only gains inputs that add to what the seeds cover).
+# (in fork mode the corpus folder only gains inputs that add to what the seeds cover);
+# the oracle keeps to its in-process checks there.
 covlog=$work/logs/coverage-$stamp.log
-nice -n 19 "$bin" -runs=0 -print_coverage=1 -artifact_prefix="$work/artifacts/coverage-pass-" -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=120 \
+KILN_FUZZ_ORACLE_DIR=off nice -n 19 "$bin" -runs=0 -print_coverage=1 -artifact_prefix="$work/artifacts/coverage-pass-" -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=120 \
   "$work/corpus" "$work/seed" > "$covlog" 2>&1 || true
 
 {
@@ -61,6 +69,12 @@ nice -n 19 "$bin" -runs=0 -print_coverage=1 -artifact_prefix="$work/artifacts/co
   awk -F'\t' 'NR > 1 { e += $4; s += $2; n++ } END {
     printf "all runs:  %d executions in %.2f h over %d run(s) (%d exec/s)\n", e, s / 3600, n, s ? e / s : 0 }' \
     "$work/history.tsv"
+  # oracle.log: "<structure> ran|compiled <seconds> [unusual]", one line per module compiled.
+  tail -n +"$((oracle_before + 1))" "$work/oracle/oracle.log" 2>/dev/null | awk -v secs="$secs" '
+    { n++; t += $3; if ($2 == "ran") r++; if ($4 == "unusual") u++ }
+    END { printf "oracle:    %d module(s) compiled (%d also run under ASan/UBSan, %d for an unusual literal) in %.0f s, %.1f%% of the run\n",
+      n, r, u, t, secs ? 100 * t / secs : 0 }'
+  echo "           $(ls "$work/oracle/seen" 2>/dev/null | wc -l) structures seen over all runs; slow runs (not faults): $(cat "$work/oracle/slow_runs.log" 2>/dev/null | wc -l)"
   echo "artifacts: $(ls "$work/artifacts" | wc -l) in $work/artifacts (crash-*, leak-*, timeout-*, oom-*, slow-unit-*)"
   ls "$work/artifacts" | sed 's/^/           /'
   echo
