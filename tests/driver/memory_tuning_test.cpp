@@ -4,7 +4,7 @@
 // state always the one of the target returned.
 #include <gtest/gtest.h>
 
-#include "../import/model_builder.h"
+#include "../onnx/model_builder.h"
 #include "../support/expect_contains.h"
 #include "driver/memory_tuning.h"
 #include "onnx/onnx_importer.h"
