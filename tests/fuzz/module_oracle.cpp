@@ -224,6 +224,12 @@ bool small_enough_to_run(const CompiledModule& m) {
   return m.ops.size() <= 64 && bytes <= 256 * 1024;
 }
 
+namespace {
+
+OracleAction compile_and_run(const CompiledModule& m, const OracleOptions& o);
+
+}  // namespace
+
 OracleAction check_accepted_module(const CompiledModule& m, const OracleOptions& options) {
   if (m.files.empty()) breach("an accepted module without its files' text");
   check_module_text(m.files);
@@ -232,6 +238,18 @@ OracleAction check_accepted_module(const CompiledModule& m, const OracleOptions&
   OracleOptions o = options;
   o.work_dir = fs::absolute(o.work_dir);
   if (!o.crt_cache_dir.empty()) o.crt_cache_dir = fs::absolute(o.crt_cache_dir);
+  try {
+    return compile_and_run(m, o);
+  } catch (const std::exception& e) {
+    // libFuzzer's fork mode drops a crashed job's output: the reason is kept here.
+    std::ofstream(o.work_dir / "breaches.log", std::ios::app) << "pid " << ::getpid() << ": " << e.what() << "\n";
+    throw;
+  }
+}
+
+namespace {
+
+OracleAction compile_and_run(const CompiledModule& m, const OracleOptions& o) {
   bool unusual = false;
   const std::string structure = module_structure(m.files, &unusual);
   char hash[17];
@@ -278,5 +296,7 @@ OracleAction check_accepted_module(const CompiledModule& m, const OracleOptions&
       << hash << (action == OracleAction::CompiledAndRan ? " ran " : " compiled ") << secs << (unusual ? " unusual" : "") << "\n";
   return action;
 }
+
+}  // namespace
 
 }  // namespace kiln::fuzz
