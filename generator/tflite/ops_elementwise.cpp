@@ -83,26 +83,27 @@ void binary_math(ImportContext& c, const Operator& op, const std::string& onnx_o
   }
 }
 
-// SQUARED_DIFFERENCE: d = a - b, then d * d.
-void squared_difference(ImportContext& c, const Operator& op) {
+// The first step of a two-node float binary operator: onnx_op(a, b) into a new
+// value of the output's shape (the caller adds the second node into the output).
+Value* float_binary_step(ImportContext& c, const Operator& op, const std::string& onnx_op, const std::string& what) {
   c.require_arity(op, 2, 2, 1);
   require_all(c, op, DType::Float32, 2);
   c.require_dtype(op, c.output(op, 0), DType::Float32);
-  Value* y = c.output_value(op, 0);
-  Value* d = c.temp(op, DType::Float32, y->shape, "difference");
-  c.add(op, "Sub", {c.value(op, 0), c.value(op, 1)}, {d}, "difference");
-  c.add(op, "Mul", {d, d}, {y});
+  Value* t = c.temp(op, DType::Float32, c.output(op, 0).shape, what);
+  c.add(op, onnx_op, {c.value(op, 0), c.value(op, 1)}, {t}, what);
+  return t;
+}
+
+// SQUARED_DIFFERENCE: d = a - b, then d * d.
+void squared_difference(ImportContext& c, const Operator& op) {
+  Value* d = float_binary_step(c, op, "Sub", "difference");
+  c.add(op, "Mul", {d, d}, {c.output_value(op, 0)});
 }
 
 // FLOOR_DIV on floats: floor(a / b).
 void floor_div(ImportContext& c, const Operator& op) {
-  c.require_arity(op, 2, 2, 1);
-  require_all(c, op, DType::Float32, 2);
-  c.require_dtype(op, c.output(op, 0), DType::Float32);
-  Value* y = c.output_value(op, 0);
-  Value* q = c.temp(op, DType::Float32, y->shape, "quotient");
-  c.add(op, "Div", {c.value(op, 0), c.value(op, 1)}, {q}, "quotient");
-  c.add(op, "Floor", {q}, {y});
+  Value* q = float_binary_step(c, op, "Div", "quotient");
+  c.add(op, "Floor", {q}, {c.output_value(op, 0)});
 }
 
 // EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL on float32 or int32

@@ -70,13 +70,15 @@ void check_float(ImportContext& c, const Operator& op, std::initializer_list<con
   for (const Tensor* t : ts) c.require_dtype(op, *t, DType::Float32);
 }
 
-Value* float_bias(ImportContext& c, const Operator& op, int64_t channels) {
-  if (!c.has_input(op, 2)) return nullptr;
-  const Tensor& b = c.input(op, 2);
-  c.constant_input(op, 2);
+// The optional constant float bias at input `index` (2 for CONV_2D and the like,
+// 3 for TRANSPOSE_CONV), of `channels` elements.
+Value* float_bias(ImportContext& c, const Operator& op, int64_t channels, size_t index = 2) {
+  if (!c.has_input(op, index)) return nullptr;
+  const Tensor& b = c.input(op, index);
+  c.constant_input(op, index);
   c.require_dtype(op, b, DType::Float32);
   if (b.shape != Shape{channels}) c.fail(op, "bias " + b.quoted() + " must be [" + std::to_string(channels) + "]");
-  return c.value(op, 2);
+  return c.value(op, index);
 }
 
 // NHWC x -> NCHW op -> activation -> NHWC y.
@@ -333,13 +335,7 @@ void transpose_conv(ImportContext& c, const Operator& op) {
   // [O, kh, kw, I] -> ONNX's [I, O, kh, kw] (one group).
   std::vector<Value*> ins{transposed(c, op, c.value(op, 2), kToNchw, "to_nchw"),
                           c.constant(op, c.constant_input(op, 1)->transposed({3, 0, 1, 2}), "weights_iohw")};
-  if (c.has_input(op, 3)) {
-    const Tensor& b = c.input(op, 3);
-    c.constant_input(op, 3);
-    c.require_dtype(op, b, DType::Float32);
-    if (b.shape != Shape{cout}) c.fail(op, "bias " + b.quoted() + " must be [" + std::to_string(cout) + "]");
-    ins.push_back(c.value(op, 3));
-  }
+  if (Value* b = float_bias(c, op, cout, 3)) ins.push_back(b);
   Value* z = c.temp(op, DType::Float32, {y.shape[0], cout, y.shape[1], y.shape[2]}, "nchw");
   Node* n = c.add(op, "ConvTranspose", ins, {z});
   n->attrs["strides"] = std::vector<int64_t>{strides[0], strides[1]};

@@ -223,12 +223,8 @@ void reverse_v2(ImportContext& c, const Operator& op) {
     c.add(op, "Identity", {c.value(op, 0)}, {c.output_value(op, 0)});
     return;
   }
-  std::vector<int64_t> starts, ends, steps;
-  for (int64_t a : axes) {
-    starts.push_back(-1);
-    ends.push_back(INT64_MIN);  // past the first element, going backwards
-    steps.push_back(-1);
-  }
+  // Each axis from its last element (-1) back past its first (INT64_MIN), step -1.
+  const std::vector<int64_t> starts(axes.size(), -1), ends(axes.size(), INT64_MIN), steps(axes.size(), -1);
   c.add(op, "Slice",
         {c.value(op, 0), c.int64s(op, starts, "starts"), c.int64s(op, ends, "ends"), c.int64s(op, axes, "axes"),
          c.int64s(op, steps, "steps")},

@@ -64,7 +64,7 @@ std::string hostile_name(uint32_t kind, uint32_t pick, const std::string& old, c
     case 4: return std::string(10240, char('a' + pick % 26));                       // 10 KB
     case 5: return "_" + swap_case(old);                                            // a leading "_" + capital
     case 6: {                                                                       // C syntax in a name
-      static const char* const kSyntax[] = {"*/", "\"", "\\", "??/", "/*", "#define", "\\\n"};
+      static const char* const kSyntax[] = {"*/", "\"", "\\", "?" "?/" /* a trigraph */, "/*", "#define", "\\\n"};
       return old + kSyntax[pick % 7] + old;
     }
     default: return pick % 2 ? "" : " ";                                            // empty or blank
