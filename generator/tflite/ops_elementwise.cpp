@@ -1,5 +1,6 @@
 // Element-wise TFLite operators -> ONNX-style IR ops: float math (unary and
-// binary), comparisons and logical ops (bool results), SELECT_V2, ADD_N, CAST.
+// binary; DIV, with its fused activation, is ops_float.cpp's like ADD), comparisons
+// and logical ops (bool results), SELECT_V2, ADD_N, CAST.
 //
 // Each maps to the ONNX operator with the same float semantics, or to a short
 // chain of them: RSQRT is 1 / sqrt(x) (TFLite computes it so), SQUARE is x * x,
@@ -20,10 +21,6 @@ namespace {
 
 void require_all(ImportContext& c, const Operator& op, DType dtype, size_t inputs) {
   for (size_t i = 0; i < inputs; ++i) c.require_dtype(op, c.input(op, i), dtype);
-}
-
-Value* float_scalar(ImportContext& c, const Operator& op, float v, const std::string& what) {
-  return c.constant(op, Constant::from_floats({}, {v}), what);
 }
 
 // x -> onnx_op(x): ABS, CEIL, COS, EXP, FLOOR, LOG, NEG, ROUND, SIN, SQRT, ELU.
@@ -55,32 +52,12 @@ void square(ImportContext& c, const Operator& op) {
   c.add(op, "Mul", {x, x}, {c.output_value(op, 0)});
 }
 
-// DIV (with its fused activation), MAXIMUM, MINIMUM: one ONNX binary op.
+// MAXIMUM, MINIMUM: one ONNX binary op (no fused activation).
 void binary_math(ImportContext& c, const Operator& op, const std::string& onnx_op) {
   c.require_arity(op, 2, 2, 1);
   require_all(c, op, DType::Float32, 2);
   c.require_dtype(op, c.output(op, 0), DType::Float32);
-  Value* y = c.output_value(op, 0);
-  auto act = fb::ActivationFunctionType::NONE;
-  if (onnx_op == "Div")
-    if (const auto* o = c.options<fb::DivOptions>(op, false)) act = o->fused_activation_function();
-  if (act == fb::ActivationFunctionType::NONE) {
-    c.add(op, onnx_op, {c.value(op, 0), c.value(op, 1)}, {y});
-    return;
-  }
-  Value* z = c.temp(op, DType::Float32, y->shape, "quotient");
-  c.add(op, onnx_op, {c.value(op, 0), c.value(op, 1)}, {z});
-  switch (act) {
-    case fb::ActivationFunctionType::RELU: c.add(op, "Relu", {z}, {y}, "relu"); break;
-    case fb::ActivationFunctionType::RELU6:
-      c.add(op, "Clip", {z, float_scalar(c, op, 0.0f, "min"), float_scalar(c, op, 6.0f, "max")}, {y}, "clip");
-      break;
-    case fb::ActivationFunctionType::RELU_N1_TO_1:
-      c.add(op, "Clip", {z, float_scalar(c, op, -1.0f, "min"), float_scalar(c, op, 1.0f, "max")}, {y}, "clip");
-      break;
-    case fb::ActivationFunctionType::TANH: c.add(op, "Tanh", {z}, {y}, "tanh"); break;
-    default: c.fail(op, "fused activation SIGN_BIT is not supported");
-  }
+  c.add(op, onnx_op, {c.value(op, 0), c.value(op, 1)}, {c.output_value(op, 0)});
 }
 
 // The first step of a two-node float binary operator: onnx_op(a, b) into a new
@@ -211,7 +188,6 @@ void register_elementwise_ops() {
   }
   register_op(B::RSQRT, F, rsqrt);
   register_op(B::SQUARE, F, square);
-  register_op(B::DIV, F, [](ImportContext& c, const Operator& op) { binary_math(c, op, "Div"); });
   register_op(B::MAXIMUM, F, [](ImportContext& c, const Operator& op) { binary_math(c, op, "Max"); });
   register_op(B::MINIMUM, F, [](ImportContext& c, const Operator& op) { binary_math(c, op, "Min"); });
   register_op(B::SQUARED_DIFFERENCE, F, squared_difference);

@@ -359,6 +359,7 @@ void register_float_ops() {
   register_op(B::ADD, F, [](ImportContext& c, const Operator& op) { binary<fb::AddOptions>(c, op, "Add"); });
   register_op(B::SUB, F, [](ImportContext& c, const Operator& op) { binary<fb::SubOptions>(c, op, "Sub"); });
   register_op(B::MUL, F, [](ImportContext& c, const Operator& op) { binary<fb::MulOptions>(c, op, "Mul"); });
+  register_op(B::DIV, F, [](ImportContext& c, const Operator& op) { binary<fb::DivOptions>(c, op, "Div"); });
   register_op(B::SOFTMAX, F, softmax);
   register_op(B::MEAN, F, mean);
   register_op(B::LOGISTIC, F, [](ImportContext& c, const Operator& op) { unary(c, op, "Sigmoid"); });

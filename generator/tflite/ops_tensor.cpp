@@ -113,8 +113,8 @@ void gather(ImportContext& c, const Operator& op, bool embedding) {
     if (o && o->batch_dims() != 0) c.fail(op, "batch_dims " + std::to_string(o->batch_dims()) + " is not supported");
     axis = normalized_axes(c, op, {o ? o->axis() : 0}, x.shape.size())[0];
   }
-  // TFLite refuses an index outside [0, dim); the generated kernel clamps nothing,
-  // so constant indices are checked here and run-time ones by the kernel's bounds.
+  // TFLite refuses an index outside [0, dim). Constant indices are checked here; the
+  // kernel returns an error status for a run-time one outside the axis.
   if (ids.data)
     for (int64_t i : c.constant_input(op, index)->to_int64s())
       if (i < 0 || i >= x.shape[size_t(axis)])
