@@ -110,12 +110,6 @@ const std::vector<DType> kBool{DType::Bool};
 
 // ---- shared checks -----------------------------------------------------------------
 
-std::string ints_str(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 Problem int8_range(const char* what, int64_t v) {
   if (v < -128 || v > 127) return std::string(what) + " = " + std::to_string(v) + " is outside int8";
   return std::nullopt;
@@ -149,11 +143,11 @@ Problem window(const Window2D& w) {
   if (w.strides.size() != 2 || w.dilations.size() != 2 || w.pads.size() != 4)
     return "strides / dilations need 2 values and pads 4";
   for (int64_t s : w.strides)
-    if (s < 1) return "strides " + ints_str(w.strides) + " must be positive";
+    if (s < 1) return "strides " + shape_str(w.strides) + " must be positive";
   for (int64_t d : w.dilations)
-    if (d < 1) return "dilations " + ints_str(w.dilations) + " must be positive";
+    if (d < 1) return "dilations " + shape_str(w.dilations) + " must be positive";
   for (int64_t p : w.pads)
-    if (p < 0) return "pads " + ints_str(w.pads) + " must not be negative";
+    if (p < 0) return "pads " + shape_str(w.pads) + " must not be negative";
   return std::nullopt;
 }
 
@@ -213,7 +207,7 @@ Problem verify_qbinary(const Node& n) {
 Problem verify_qpool(const Node& n) {
   const auto a = get_attrs<QPool2D>(n);
   if (a.kernel_shape.size() != 2 || a.kernel_shape[0] < 1 || a.kernel_shape[1] < 1)
-    return "kernel_shape " + ints_str(a.kernel_shape) + " must be two positive sizes";
+    return "kernel_shape " + shape_str(a.kernel_shape) + " must be two positive sizes";
   if (auto p = window(Window2D{a.strides, {1, 1}, a.pads})) return p;
   return clamp_range(a.act_min, a.act_max);
 }
@@ -229,9 +223,9 @@ Problem verify_qmean(const Node& n) {
   const auto a = get_attrs<QMean>(n);
   if (a.axes.empty()) return "axes must not be empty";
   for (size_t i = 1; i < a.axes.size(); ++i)
-    if (a.axes[i] != a.axes[i - 1] + 1) return "axes " + ints_str(a.axes) + " must be one contiguous run";
+    if (a.axes[i] != a.axes[i - 1] + 1) return "axes " + shape_str(a.axes) + " must be one contiguous run";
   if (const Shape* x = shape_of(n.input(0)); x && (a.axes.front() < 0 || a.axes.back() >= int64_t(x->size())))
-    return "axes " + ints_str(a.axes) + " are outside the input's rank";
+    return "axes " + shape_str(a.axes) + " are outside the input's rank";
   if (auto p = int8_range("x_zero_point", a.x_zero_point)) return p;
   if (auto p = int8_range("y_zero_point", a.y_zero_point)) return p;
   return positive_scale("requant_scale", a.requant_scale);

@@ -21,6 +21,15 @@ void require_per_channel(const Node& n, const Value* v, int64_t count, const cha
                        " (one per output channel)");
 }
 
+std::string in_or_null(const Node& n, size_t i) { return n.input(i) ? "$in" + std::to_string(i) : "NULL"; }
+
+std::string float_suffix(const Node& n, DType t) {
+  if (t == DType::Float32) return "f32";
+  if (t == DType::Float64) return "f64";
+  throw CompileError(n.describe() + ": input of dtype " + dtype_name(t) +
+                     " is not supported (float32 and float64 only)");
+}
+
 void require_float32(const Node& n) {
   for (const Value* v : n.inputs) require_dtype(n, v, DType::Float32, "input");
   for (const Value* v : n.outputs)

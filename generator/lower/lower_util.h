@@ -12,6 +12,11 @@ namespace kiln {
 
 // Throws CompileError unless input/output `v` has dtype `t`.
 void require_dtype(const Node& n, const Value* v, DType t, const char* what);
+// "$in<i>" when input `i` is present, else "NULL": an optional operand of a kernel call.
+std::string in_or_null(const Node& n, size_t i);
+// The crt kernel suffix of a float dtype ("f32" or "f64"); throws naming the node
+// for any other dtype.
+std::string float_suffix(const Node& n, DType t);
 // Every input and output (present ones) must be float32.
 void require_float32(const Node& n);
 // Throws when output `i` exists (defined dtype) and is used: the op's optional

@@ -18,12 +18,6 @@ namespace kiln {
 
 namespace {
 
-std::string one_line(std::string s) {
-  for (auto& c : s)
-    if (c == '\n' || c == '\r') c = ' ';
-  return escaped(s, kMaxOnnxMessageBytes);  // it quotes the model's names as they are
-}
-
 onnx::TensorProto to_tensor_proto(const std::string& name, const Constant& c) {
   onnx::TensorProto t;
   t.set_name(name);
@@ -125,7 +119,7 @@ bool infer_node_shapes(Node& node) {
   try {
     schema->GetTypeAndShapeInferenceFunction()(ctx);
   } catch (const std::exception& e) {
-    throw CompileError(node.describe() + ": shape inference failed: " + one_line(e.what()));
+    throw CompileError(node.describe() + ": shape inference failed: " + onnx_message_line(e.what()));
   }
 
   bool all = true;

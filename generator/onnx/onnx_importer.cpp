@@ -25,14 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// ONNX error texts span several lines; the CLI promises one.
-std::string one_line(std::string s) {
-  for (auto& c : s)
-    if (c == '\n' || c == '\r') c = ' ';
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return escaped(s, kMaxOnnxMessageBytes);  // it quotes the model's names as they are
-}
-
 // ONNX's version converter rebuilds initializers from their bytes and drops
 // external-data references, so an initializer sliced out by load_model_bytes would
 // come back empty. Old-opset models get their raw_data back before conversion.
@@ -162,7 +154,7 @@ void convert_old_opset(onnx::ModelProto& model, ModelBytes& mb, int64_t opset) {
     model = onnx::version_conversion::ConvertVersion(model, int(kUpgradeOpset));
   } catch (const std::exception& e) {
     throw CompileError("model uses opset " + std::to_string(opset) + " and ONNX's version converter could not " +
-                       "bring it to opset " + std::to_string(kUpgradeOpset) + ": " + one_line(e.what()));
+                       "bring it to opset " + std::to_string(kUpgradeOpset) + ": " + onnx_message_line(e.what()));
   }
 }
 
@@ -240,7 +232,7 @@ void check_model(const onnx::ModelProto& model, const ModelBytes& mb, const fs::
     else
       onnx::checker::check_model(model);
   } catch (const std::exception& e) {
-    throw CompileError("model check failed: " + one_line(e.what()));
+    throw CompileError("model check failed: " + onnx_message_line(e.what()));
   }
 }
 
@@ -257,12 +249,12 @@ void infer_shapes(onnx::ModelProto& model) {
     // of a real error once folding has decided the Ifs.
     bool has_if = false;
     for (const auto& np : model.graph().node()) has_if |= np.op_type() == "If" && is_default_domain(np.domain());
-    if (!has_if) throw CompileError("shape inference failed: " + one_line(e.what()));
+    if (!has_if) throw CompileError("shape inference failed: " + onnx_message_line(e.what()));
     try {
       onnx::ShapeInferenceOptions lenient{/*check_type=*/true, /*error_mode=*/0, /*enable_data_propagation=*/true};
       onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), lenient);
     } catch (const std::exception& e2) {
-      throw CompileError("shape inference failed: " + one_line(e2.what()));
+      throw CompileError("shape inference failed: " + onnx_message_line(e2.what()));
     }
   }
 }

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "quant/fixed_point.h"
+#include "quant/gemmlowp_fixed_point.h"
 
 namespace kiln::quant {
 
@@ -31,13 +32,6 @@ int32_t multiply_by_pot(int32_t x, int exponent) {
 
 // Rescale from `from` integer bits to `to` integer bits.
 int32_t rescale(int32_t x, int from, int to) { return multiply_by_pot(x, from - to); }
-
-// RoundingHalfSum for int32: (a + b) / 2 rounded half away from zero.
-int32_t rounding_half_sum(int32_t a, int32_t b) {
-  const int64_t sum = int64_t(a) + int64_t(b);
-  const int64_t sign = sum >= 0 ? 1 : -1;
-  return int32_t((sum + sign) / 2);
-}
 
 // exp(a) for a in [-1/4, 0), a and result in Q0.31.
 int32_t exp_on_interval_between_negative_one_quarter_and_0_excl(int32_t a) {
@@ -68,18 +62,17 @@ int32_t newton_reciprocal_q2(int32_t a) {
   return x;
 }
 
-// 1 / (1 + a) for a in (0, 1), Q0.31.
-int32_t one_over_one_plus_x_for_x_in_0_1(int32_t a) {
-  // ExactMulByPot<-1> turns Q2 into Q1 with the same raw; Rescale<0> from Q1.
-  return rescale(newton_reciprocal_q2(a), 1, 0);
-}
-
 // (1 - a) / (1 + a) for a in (0, 1), Q0.31.
 int32_t one_minus_x_over_one_plus_x_for_x_in_0_1(int32_t a) {
   return rescale(wrap_sub(newton_reciprocal_q2(a), 1 << 29), 2, 0);
 }
 
 }  // namespace
+
+int32_t gemmlowp_one_over_one_plus_x(int32_t a) {
+  // ExactMulByPot<-1> turns Q2 into Q1 with the same raw; Rescale<0> from Q1.
+  return rescale(newton_reciprocal_q2(a), 1, 0);
+}
 
 int32_t gemmlowp_exp_on_negative_values(int32_t a, int integer_bits) {
   if (integer_bits < 0 || integer_bits > 6) throw std::logic_error("gemmlowp_exp_on_negative_values: integer bits");
@@ -113,7 +106,7 @@ int32_t gemmlowp_logistic(int32_t a, int integer_bits) {
   if (a == 0) return 1 << 30;  // one half
   const int32_t abs_input = a > 0 ? a : wrap_neg(a);
   const int32_t result_if_positive =
-      one_over_one_plus_x_for_x_in_0_1(gemmlowp_exp_on_negative_values(wrap_neg(abs_input), integer_bits));
+      gemmlowp_one_over_one_plus_x(gemmlowp_exp_on_negative_values(wrap_neg(abs_input), integer_bits));
   return a > 0 ? result_if_positive : wrap_sub(kInt32Max, result_if_positive);
 }
 

@@ -14,6 +14,9 @@ namespace kiln::quant {
 
 // exp(a) for a <= 0; a has `integer_bits` integer bits (0..6), the result 0.
 int32_t gemmlowp_exp_on_negative_values(int32_t a, int integer_bits);
+// 1 / (1 + a) for a in [0, 1): a and result in Q0.31 (gemmlowp's
+// one_over_one_plus_x_for_x_in_0_1, Newton-Raphson in Q2.29).
+int32_t gemmlowp_one_over_one_plus_x(int32_t a);
 // 1 / (1 + exp(-a)) for any a with `integer_bits` integer bits; result Q0.31.
 int32_t gemmlowp_logistic(int32_t a, int integer_bits);
 // tanh(a) for any a with `integer_bits` integer bits; result Q0.31.

@@ -5,6 +5,15 @@
 
 namespace kiln::quant {
 
+bool is_default_domain(const Node* n) { return n->domain.empty() || n->domain == "ai.onnx"; }
+
+bool is_op(const Node* n, const char* op) { return n && is_default_domain(n) && n->op_type == op; }
+
+bool is_dead(const Node* n) {
+  return std::all_of(n->outputs.begin(), n->outputs.end(),
+                     [](const Value* o) { return o->users.empty() && !o->is_graph_output; });
+}
+
 NodeIt position_of(Graph& g, const Node* n) {
   for (auto it = g.nodes.begin(); it != g.nodes.end(); ++it)
     if (it->get() == n) return it;
@@ -52,9 +61,7 @@ void erase_if_dead(Graph& g, Node* n) {
     work.pop_back();
     if (std::find_if(g.nodes.begin(), g.nodes.end(), [m](const auto& p) { return p.get() == m; }) == g.nodes.end())
       continue;
-    bool dead = std::all_of(m->outputs.begin(), m->outputs.end(),
-                            [](const Value* o) { return o->users.empty() && !o->is_graph_output; });
-    if (!dead) continue;
+    if (!is_dead(m)) continue;
     std::vector<Node*> producers;
     for (Value* in : m->inputs)
       if (in && in->producer) producers.push_back(in->producer);

@@ -14,6 +14,13 @@ namespace kiln::quant {
 
 using NodeIt = std::list<std::unique_ptr<Node>>::iterator;
 
+// A node of ONNX's default domain ("" or "ai.onnx").
+bool is_default_domain(const Node* n);
+// `n` is a default-domain node of type `op` (false for null).
+bool is_op(const Node* n, const char* op);
+// No output of `n` is used or is a graph output.
+bool is_dead(const Node* n);
+
 NodeIt position_of(Graph& g, const Node* n);
 // Adds a node just before `anchor` in the schedule (a fresh name made from `name`).
 Node* insert_before(Graph& g, const Node* anchor, const std::string& op, const std::string& name,

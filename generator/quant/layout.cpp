@@ -11,8 +11,6 @@ namespace kiln::quant {
 
 namespace {
 
-bool default_domain(const Node* n) { return n->domain.empty() || n->domain == "ai.onnx"; }
-
 std::vector<int64_t> perm_of(const Node* t) {
   const size_t r = t->input(0)->shape.size();
   std::vector<int64_t> rev(r);
@@ -22,7 +20,7 @@ std::vector<int64_t> perm_of(const Node* t) {
 
 // An int8 Transpose with a valid permutation of its input's dimensions.
 bool is_int8_transpose(const Node* n) {
-  if (!n || !default_domain(n) || n->op_type != "Transpose" || !n->input(0) || n->input(0)->dtype != DType::Int8)
+  if (!n || !is_default_domain(n) || n->op_type != "Transpose" || !n->input(0) || n->input(0)->dtype != DType::Int8)
     return false;
   auto p = perm_of(n);
   if (p.size() != n->input(0)->shape.size()) return false;
@@ -42,11 +40,6 @@ bool is_identity(const std::vector<int64_t>& p) {
   for (size_t i = 0; i < p.size(); ++i)
     if (p[i] != int64_t(i)) return false;
   return true;
-}
-
-bool dead(const Node* n) {
-  return std::all_of(n->outputs.begin(), n->outputs.end(),
-                     [](const Value* o) { return o->users.empty() && !o->is_graph_output; });
 }
 
 // Shape of Transpose(x, p) for x of shape s, and back.
@@ -84,7 +77,7 @@ std::vector<size_t> data_inputs(const Node* n) {
   const std::string& op = n->op_type;
   if (op == "KilnQAdd" || op == "KilnQSub" || op == "KilnQMul") return {0, 1};
   if (op == "KilnQLookup") return {0};
-  if (!default_domain(n) || n->outputs[0]->dtype != DType::Int8) return {};
+  if (!is_default_domain(n) || n->outputs[0]->dtype != DType::Int8) return {};
   if (op == "Concat") {
     std::vector<size_t> r(n->inputs.size());
     std::iota(r.begin(), r.end(), 0);
@@ -155,7 +148,7 @@ bool sink(Graph& g, Node* n) {
 // Transpose -> Flatten / Reshape [N, K] -> fully connected layers: the reshape reads
 // the untransposed tensor, the weights' columns follow the permutation.
 bool transpose_into_weights(Graph& g, Node* f) {
-  if (!default_domain(f) || (f->op_type != "Flatten" && f->op_type != "Reshape")) return false;
+  if (!is_default_domain(f) || (f->op_type != "Flatten" && f->op_type != "Reshape")) return false;
   Node* t = f->input(0)->producer;
   if (!is_int8_transpose(t)) return false;
   const auto p = perm_of(t);
@@ -216,7 +209,7 @@ LayoutStats optimize_layout_transposes(Graph& g) {
     std::vector<Node*> schedule;
     for (const auto& n : g.nodes) schedule.push_back(n.get());
     for (Node* n : schedule) {
-      if (dead(n)) continue;
+      if (is_dead(n)) continue;
       if (is_int8_transpose(n) && compose(g, n)) {
         st.composed++;
         changed = true;

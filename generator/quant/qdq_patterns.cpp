@@ -1,4 +1,5 @@
 #include "quant/qdq_patterns.h"
+#include "quant/graph_edit.h"
 #include "util/quoted.h"
 
 #include <algorithm>
@@ -7,15 +8,12 @@
 
 namespace kiln::quant {
 
-namespace {
-
-bool is_default_domain(const Node* n) { return n->domain.empty() || n->domain == "ai.onnx"; }
-bool is_op(const Node* n, const char* op) { return n && is_default_domain(n) && n->op_type == op; }
-
 bool fail(std::string* why, const std::string& reason) {
   if (why) *why = reason;
   return false;
 }
+
+namespace {
 
 // A DequantizeLinear / QuantizeLinear that works per tensor or per axis, never per block.
 bool blocked(const Node* n) { return n->attr_int("block_size", 0) != 0; }

@@ -18,6 +18,10 @@
 
 namespace kiln::quant {
 
+// Records why a pattern does not match (when `why` is not null) and returns false:
+// `return fail(why, "...");`.
+bool fail(std::string* why, const std::string& reason);
+
 // A per-tensor quantization: real = scale * (q - zero_point). The scale is the
 // model's float32 value.
 struct QuantParams {

@@ -17,18 +17,15 @@ namespace kiln::quant {
 
 namespace {
 
-bool default_domain(const Node* n) { return n->domain.empty() || n->domain == "ai.onnx"; }
-bool is_op(const Node* n, const char* op) { return n && default_domain(n) && n->op_type == op; }
-
 bool is_data_movement(const Node* n) {
   static const std::set<std::string> ops{"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Identity"};
-  return default_domain(n) && ops.count(n->op_type);
+  return is_default_domain(n) && ops.count(n->op_type);
 }
 
 bool is_unary_function(const Node* n) {
   static const std::set<std::string> ops{"Relu",      "Clip",      "Sigmoid", "Tanh", "HardSigmoid",
                                          "HardSwish", "LeakyRelu", "Elu",     "Selu", "Neg", "Abs"};
-  return default_domain(n) && ops.count(n->op_type);
+  return is_default_domain(n) && ops.count(n->op_type);
 }
 
 // Ops the rewrite can turn into integer ops (given the right quantization).
@@ -36,17 +33,7 @@ bool has_integer_form(const Node* n) {
   static const std::set<std::string> ops{"Conv",    "Gemm",    "MatMul",      "Add",
                                          "Sub",     "Mul",     "AveragePool", "MaxPool",
                                          "GlobalAveragePool", "GlobalMaxPool", "Softmax", "Concat", "Pad"};
-  return n && default_domain(n) && (ops.count(n->op_type) || is_unary_function(n) || is_data_movement(n));
-}
-
-bool dead(const Node* n) {
-  return std::all_of(n->outputs.begin(), n->outputs.end(),
-                     [](const Value* o) { return o->users.empty() && !o->is_graph_output; });
-}
-
-bool fail(std::string* why, const std::string& reason) {
-  *why = reason;
-  return false;
+  return n && is_default_domain(n) && (ops.count(n->op_type) || is_unary_function(n) || is_data_movement(n));
 }
 
 ConstantPtr shifted_to_int8(const Constant& u8) {
@@ -111,7 +98,7 @@ class Rewriter {
   QdqReport run() {
     QdqReport rep;
     for (const auto& n : g_.nodes)
-      if (default_domain(n.get()) && (n->op_type == "QuantizeLinear" || n->op_type == "DequantizeLinear" ||
+      if (is_default_domain(n.get()) && (n->op_type == "QuantizeLinear" || n->op_type == "DequantizeLinear" ||
                                       n->op_type == "QLinearConv" || n->op_type == "QLinearMatMul"))
         rep.quantized_model = true;
     if (!rep.quantized_model) return rep;
@@ -120,7 +107,7 @@ class Rewriter {
     std::vector<Node*> schedule;
     for (const auto& n : g_.nodes) schedule.push_back(n.get());
     for (Node* n : schedule) {
-      if (dead(n)) continue;
+      if (is_dead(n)) continue;
       std::string why;
       inserted_.clear();
       detached_.clear();
@@ -333,7 +320,7 @@ class Rewriter {
   // ---- 2. and 3. one node ----------------------------------------------------
 
   bool rewrite(Node* n, std::string* why) {
-    if (!default_domain(n)) return false;
+    if (!is_default_domain(n)) return false;
     const std::string& op = n->op_type;
     if (op == "DequantizeLinear") return false;
     if (op == "QuantizeLinear") return requantize(n, why);
@@ -762,7 +749,7 @@ class Rewriter {
         rep.integer_ops[n->op_type]++;
         continue;
       }
-      if (!default_domain(n)) continue;
+      if (!is_default_domain(n)) continue;
       if (n->op_type == "QuantizeLinear") {
         rep.boundary_quantize++;
         continue;

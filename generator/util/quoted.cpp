@@ -84,4 +84,11 @@ std::string in_quotes(const std::string& text, size_t max) {
   return cut ? "'" + s + "...'" + length_note(text) : "'" + s + "'";
 }
 
+std::string onnx_message_line(std::string text) {
+  for (auto& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return escaped(text, kMaxOnnxMessageBytes);
+}
+
 }  // namespace kiln

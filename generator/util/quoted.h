@@ -28,5 +28,9 @@ std::string escaped(const std::string& text, size_t max = kMaxQuotedBytes);
 // escaped() in single quotes, a quote inside escaped as \': 'conv1/out'. A cut
 // text: 'abcd...' (10240 bytes).
 std::string in_quotes(const std::string& text, size_t max = kMaxQuotedBytes);
+// A message of ONNX's own (checker, shape inference), which spans several lines
+// and quotes the model's names as they are: its line breaks become spaces,
+// trailing spaces go, and the rest is escaped() up to kMaxOnnxMessageBytes.
+std::string onnx_message_line(std::string text);
 
 }  // namespace kiln

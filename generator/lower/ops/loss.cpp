@@ -14,13 +14,6 @@ namespace kiln {
 
 namespace {
 
-std::string float_suffix(const Node& n, DType t) {
-  if (t == DType::Float32) return "f32";
-  if (t == DType::Float64) return "f64";
-  throw CompileError(n.describe() + ": input of dtype " + dtype_name(t) +
-                     " is not supported (float32 and float64 only)");
-}
-
 // Checks the operands shared by both ops and fills the kernel parameters.
 std::string loss_params(const Node& n) {
   const Value* x = n.input(0);

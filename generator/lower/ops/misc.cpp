@@ -14,12 +14,6 @@ namespace kiln {
 
 namespace {
 
-std::string float_suffix(const Node& n, DType t) {
-  if (t == DType::Float32) return "f32";
-  if (t == DType::Float64) return "f64";
-  throw CompileError(n.describe() + ": dtype " + dtype_name(t) + " is not supported (float32 or float64)");
-}
-
 KernelCall shrink(const Node& n) {
   const Value* x = n.input(0);
   const std::string sfx = float_suffix(n, x->dtype);

@@ -21,7 +21,6 @@ std::vector<int64_t> nonempty(std::vector<int64_t> v) {
 }
 
 // "$in3", or NULL when input i is absent (trailing omitted inputs are dropped at import).
-std::string in_or_null(const Node& n, size_t i) { return n.input(i) ? "$in" + std::to_string(i) : "NULL"; }
 // "$out1", or NULL when output i was not requested.
 std::string out_or_null(const Node& n, size_t i) {
   return i < n.outputs.size() && n.outputs[i]->dtype != DType::Undefined ? "$out" + std::to_string(i) : "NULL";

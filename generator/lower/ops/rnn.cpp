@@ -37,7 +37,6 @@ const ActInfo kActs[] = {
     {"softplus", "KILN_ACT_SOFTPLUS", false, false, 0, 0},
 };
 
-std::string in_or_null(const Node& n, size_t i) { return n.input(i) ? "$in" + std::to_string(i) : "NULL"; }
 std::string out_or_null(const Node& n, size_t i) {
   return i < n.outputs.size() && n.outputs[i]->dtype != DType::Undefined ? "$out" + std::to_string(i) : "NULL";
 }

@@ -13,8 +13,6 @@ namespace kiln {
 
 namespace {
 
-std::string in_or_null(const Node& n, size_t i) { return n.input(i) ? "$in" + std::to_string(i) : "NULL"; }
-
 KernelCall slice(const Node& n) {
   const Value* x = n.input(0);
   const Shape& s = x->shape;
