@@ -78,6 +78,16 @@ class Reader:
         return q.ScaleAsNumpy().astype(np.float32), q.ZeroPointAsNumpy()
 
 
+# TFLite's ActivationFunctionType codes as tflite_int_ref.act_range names them.
+ACTIVATIONS = {0: None, 1: "relu", 3: "relu6"}
+
+
+def act_range(code, scale, zp):
+    if code not in ACTIVATIONS:
+        raise SystemExit("fused activation %d is not in this reference" % code)
+    return ref.act_range(ACTIVATIONS[code], scale, zp)
+
+
 def padding(same, n, k, s):
     out = (n + s - 1) // s if same else (n - k + s) // s
     total = max(0, (out - 1) * s + k - n)
@@ -121,7 +131,7 @@ def conv(r, op, depthwise):
     acc += b
     mult, shift = zip(*(ref.quantize_multiplier(float(sx[0]) * float(s) / float(sy[0])) for s in sw))
     y = mbqm(acc, np.array(mult, np.int64), np.array(shift, np.int64)) + zy[0]
-    lo, hi = ref.act_range(opts.FusedActivationFunction(), sy[0], zy[0])
+    lo, hi = act_range(opts.FusedActivationFunction(), sy[0], zy[0])
     r.cur[yi] = np.clip(y, lo, hi).astype(np.int8)
 
 
@@ -143,7 +153,7 @@ def fully_connected(r, op):
         acc += r.data(ins[2], np.int32).astype(np.int64)
     mult, shift = zip(*(ref.quantize_multiplier(float(sx[0]) * float(s) / float(sy[0])) for s in sw))
     y = mbqm(acc, np.array(mult, np.int64), np.array(shift, np.int64)) + zy[0]
-    lo, hi = ref.act_range(opts.FusedActivationFunction(), sy[0], zy[0])
+    lo, hi = act_range(opts.FusedActivationFunction(), sy[0], zy[0])
     r.cur[yi] = np.clip(y, lo, hi).astype(np.int8).reshape(r.tensor(yi).ShapeAsNumpy())
 
 
@@ -167,7 +177,7 @@ def avg_pool(r, op):
             n = (hs.stop - hs.start) * (ws.stop - ws.start)
             y[:, a, c, :] = np.where(s > 0, (s + n // 2) // n, -((-(s - n // 2)) // n))
     sy, zy = r.quant(yi)
-    lo, hi = ref.act_range(opts.FusedActivationFunction(), sy[0], zy[0])
+    lo, hi = act_range(opts.FusedActivationFunction(), sy[0], zy[0])
     r.cur[yi] = np.clip(y, lo, hi).astype(np.int8)
 
 
