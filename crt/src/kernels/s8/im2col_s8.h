@@ -1,7 +1,7 @@
 /*
  * Private helper of the int8 convolutions (conv_s8.c, conv_s8_pk.c): the im2col
  * column of one output pixel, widened to int16 (input offset added, padded taps
- * and the tail up to row_len 0).
+ * and the tail up to row_len 0), from an NHWC input or an NCHW one.
  */
 #ifndef KILN_IM2COL_S8_H
 #define KILN_IM2COL_S8_H
@@ -37,6 +37,30 @@ static inline void kiln_s8_im2col_column(const kiln_conv2d_s8_params_t* p, const
                       p->input_offset);
     }
     kiln_s8_zero(dst + kx1 * cin_g, (p->kernel_w - kx1) * cin_g);
+  }
+  kiln_s8_zero(dst, row_len - (int32_t)(dst - col));
+}
+
+/* The same column (one group) from an NCHW input: tap (ky, kx, c) is
+ * xb[(c * in_h + iy) * in_w + ix]. */
+static inline void kiln_s8_im2col_column_nchw(const kiln_conv2d_s8_params_t* p, const int8_t* xb, int32_t oy,
+                                              int32_t ox, int32_t row_len, int16_t* col) {
+  const int32_t iy0 = oy * p->stride_h - p->pad_top, ix0 = ox * p->stride_w - p->pad_left;
+  const int64_t plane = (int64_t)p->in_h * p->in_w;
+  int32_t ky, kx, c;
+  int16_t* dst = col;
+  for (ky = 0; ky < p->kernel_h; ++ky) {
+    const int32_t iy = iy0 + ky * p->dilation_h;
+    for (kx = 0; kx < p->kernel_w; ++kx, dst += p->in_c) {
+      const int32_t ix = ix0 + kx * p->dilation_w;
+      const int8_t* src;
+      if (iy < 0 || iy >= p->in_h || ix < 0 || ix >= p->in_w) {
+        kiln_s8_zero(dst, p->in_c);
+        continue;
+      }
+      src = xb + (int64_t)iy * p->in_w + ix;
+      for (c = 0; c < p->in_c; ++c, src += plane) dst[c] = (int16_t)(*src + p->input_offset);
+    }
   }
   kiln_s8_zero(dst, row_len - (int32_t)(dst - col));
 }
