@@ -11,8 +11,9 @@
 // bias), half the flash of the int16 blocks. A depthwise layer of one input
 // channel and depth multiplier M > 1 is a Conv2D of M outputs and takes the Conv2D
 // forms (conv_form_of_depthwise). A KilnQConv2D with input_nchw reads an NCHW input
-// (the caller's layout, absorbed by quant/boundary_layout.h): the strip form on a
-// DSP target, else the int16-block form's NCHW entry point.
+// (the caller's layout, absorbed by quant/boundary_layout.h) where that costs no
+// more than NHWC: the strip form on a DSP target, the int16-block form's NCHW entry
+// point without DSP or MVE; elsewhere the lowering refuses and the Transpose stays.
 #include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
 #include "lower/spatial.h"
@@ -139,11 +140,16 @@ KernelCall lower_s8_conv_rows(const Node& n, const LoweringTarget& target, const
         return k;
       }
     }
+    // The packed and pair forms widen a pixel's window from runs of NHWC bytes; a
+    // gather from NCHW planes per pixel costs more than transposing the input
+    // (kiln_transpose_s8, under 3 instructions a byte), so the QDQ rewrite keeps the
+    // Transpose for such a layer.
+    if (nchw) throw CompileError(n.describe() + ": an NCHW input takes the strip form only on this target");
     const bool pointwise = g.kernel_h == 1 && g.kernel_w == 1 && g.strides[0] == 1 && g.strides[1] == 1 &&
                            g.pads[0] == 0 && g.pads[1] == 0 && g.out_h == g.in_h && g.out_w == g.in_w;
     // A pointwise layer on whole words of channels: two pixels by two channels per
     // pass over the taps (kiln_conv2d_s8_pw, the pair stream).
-    if (!nchw && pointwise && g.in_c % 4 == 0 && g.out_c % 2 == 0) {
+    if (pointwise && g.in_c % 4 == 0 && g.out_c % 2 == 0) {
       if (std::optional<ConstantPtr> packed = s8_packed_blocks(n, 2, w8, g.out_c, taps, q, S8Pack::Pairs)) {
         k.constants.push_back(*packed);
         k.unread_inputs.push_back(1);
@@ -155,7 +161,7 @@ KernelCall lower_s8_conv_rows(const Node& n, const LoweringTarget& target, const
     }
     // Bias, doubled weights and requantization in one stream per block of four
     // channels (SMLAD, SMMLAR).
-    if (std::optional<ConstantPtr> packed = nchw ? std::nullopt : s8_packed_blocks(n, 2, w8, g.out_c, taps, q)) {
+    if (std::optional<ConstantPtr> packed = s8_packed_blocks(n, 2, w8, g.out_c, taps, q)) {
       k.constants.push_back(*packed);
       k.unread_inputs.push_back(1);
       if (n.input(2)) k.unread_inputs.push_back(2);
@@ -166,6 +172,8 @@ KernelCall lower_s8_conv_rows(const Node& n, const LoweringTarget& target, const
       return k;
     }
   }
+  // Without DSP or MVE both layouts build a column per pixel: NCHW costs the same.
+  if (nchw && target.mve) throw CompileError(n.describe() + ": an NCHW input has no int8-weight form");
   k.constants.push_back(s8_weight_blocks(w8, groups, g.out_c / groups, taps));
   k.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
   k.unread_inputs.push_back(1);
