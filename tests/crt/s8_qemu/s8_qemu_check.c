@@ -930,24 +930,15 @@ static void timing(void) {
     /* The byte transpose at VWW's input (27,648 bytes; a and b hold 16384 each,
      * so 3 x 4096 = 12,288 bytes here: the per-byte cost is the same) both ways,
      * and a 16 x 1024 one in 4x4 blocks. */
-    kiln_transpose_s8_params_t t = {1, 3, 4096};
-    kiln_board_counter_start();
-    kiln_transpose_s8(&t, a, y);
-    n = kiln_board_counter_stop();
-    put(", transpose 3x4096 (NCHW -> NHWC): ");
-    put_i((int64_t)n);
-    t.rows = 4096, t.cols = 3;
-    kiln_board_counter_start();
-    kiln_transpose_s8(&t, a, y);
-    n = kiln_board_counter_stop();
-    put(", 4096x3: ");
-    put_i((int64_t)n);
-    t.rows = 16, t.cols = 1024;
-    kiln_board_counter_start();
-    kiln_transpose_s8(&t, a, y);
-    n = kiln_board_counter_stop();
-    put(", 16x1024: ");
-    put_i((int64_t)n);
+    static const kiln_transpose_s8_params_t shapes[3] = {{1, 3, 4096}, {1, 4096, 3}, {1, 16, 1024}};
+    static const char* const names[3] = {", transpose 3x4096 (NCHW -> NHWC): ", ", 4096x3: ", ", 16x1024: "};
+    for (i = 0; i < 3; ++i) {
+      kiln_board_counter_start();
+      kiln_transpose_s8(&shapes[i], a, y);
+      n = kiln_board_counter_stop();
+      put(names[i]);
+      put_i((int64_t)n);
+    }
   }
   put("\n");
 }
