@@ -102,6 +102,7 @@ static inline void pk_strip_channel(const int8_t* src, int32_t n, int16_t* d, in
 static void pk_strip(const kiln_conv2d_s8_params_t* p, const int8_t* xb, int32_t oy, int32_t n_x, int16_t* s,
                      int nchw) {
   const int32_t c = p->in_c, kh = p->kernel_h, iy0 = oy * p->stride_h - p->pad_top, step = kh * c;
+  const int32_t plane_bytes = p->in_h * p->in_w, offset = p->input_offset;
   int32_t x_lo = p->pad_left, x_hi = p->pad_left + p->in_w, xi, ky, k;
 #if KILN_S8_DSP
   const uint32_t off2 = ((uint32_t)p->input_offset & 0xFFFFu) | ((uint32_t)p->input_offset << 16);
@@ -122,9 +123,10 @@ static void pk_strip(const kiln_conv2d_s8_params_t* p, const int8_t* xb, int32_t
      * kernel_h * in_c apart. */
     if ((nchw || c == 1) && xi < hi) {
       const int8_t* plane = xb + (int64_t)iy * p->in_w + (x_lo - p->pad_left);
-      for (k = 0; k < c; ++k, plane += (int64_t)p->in_h * p->in_w)
-        pk_strip_channel(plane, hi - xi, d + k, step, p->input_offset);
-      d += (hi - xi) * step;
+      const int32_t n = hi - xi;
+      pk_strip_channel(plane, n, d, step, offset);
+      for (k = 1; k < c; ++k) pk_strip_channel(plane += plane_bytes, n, d + k, step, offset);
+      d += n * step;
       xi = hi;
     }
 #if KILN_S8_DSP
