@@ -161,8 +161,10 @@ Problem verify_qconv2d(const Node& n) {
   const Shape *x = shape_of(n.input(0)), *w = shape_of(n.input(1));
   if (!x || !w) return std::nullopt;
   if (x->size() != 4 || w->size() != 4) return "input and weights must be rank 4 (NHWC, OHWI)";
+  if (a.input_nchw != 0 && a.input_nchw != 1) return "input_nchw must be 0 or 1";
+  if (a.input_nchw && a.group != 1) return "an NCHW input needs group 1";
   const int64_t cout = (*w)[0];
-  if (a.group < 1 || (*x)[3] != (*w)[3] * a.group || cout % a.group != 0)
+  if (a.group < 1 || (*x)[a.input_nchw ? 1 : 3] != (*w)[3] * a.group || cout % a.group != 0)
     return "weights " + shape_str(*w) + " with group " + std::to_string(a.group) + " do not fit input " + shape_str(*x);
   if (const Shape* b = shape_of(n.input(2)); b && *b != Shape{cout}) return "bias must be [" + std::to_string(cout) + "]";
   return quant_io(a.quant, cout);

@@ -65,16 +65,21 @@ struct Window2D {
   }
 };
 
-// KilnQConv2D: x [N,H,W,C] int8, w [Cout,KH,KW,C/group] int8, bias [Cout] int32.
+// KilnQConv2D: x [N,H,W,C] int8, w [Cout,KH,KW,C/group] int8, bias [Cout] int32,
+// y [N,OH,OW,Cout]. input_nchw = 1: x is [N,C,H,W] instead (one group), the
+// caller's layout absorbed by the first conv (docs/quantization.md, "Layout at
+// the boundary").
 struct QConv2D {
   Window2D window;
   int64_t group = 1;
   QuantIO quant;
+  int64_t input_nchw = 0;
   template <class V>
   void visit(V&& v) {
     window.visit(v);
     v("group", group, kOptional);
     quant.visit(v);
+    v("input_nchw", input_nchw, kOptional);
   }
 };
 

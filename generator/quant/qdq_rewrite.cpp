@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "ir/kiln_ops.h"
+#include "quant/boundary_layout.h"
 #include "quant/graph_edit.h"
 #include "quant/layout.h"
 #include "quant/onnx_lookup.h"
@@ -116,6 +117,7 @@ class Rewriter {
     }
     g_.remove_dead_nodes();
     optimize_layout_transposes(g_);
+    rep.absorbed_transposes = absorb_boundary_transposes(g_, o_.refuses);
     g_.remove_dead_nodes();
     g_.remove_dead_values();
     report(rep);
@@ -794,6 +796,7 @@ nlohmann::json qdq_report_to_json(const QdqReport& r) {
   j["quantize_linear_left"] = r.boundary_quantize;
   j["dequantize_linear_left"] = r.boundary_dequantize;
   j["transposes"] = r.transposes;
+  if (r.absorbed_transposes > 0) j["nchw_inputs_read"] = r.absorbed_transposes;
   return j;
 }
 
@@ -810,7 +813,9 @@ std::string qdq_report_summary(const QdqReport& r) {
     o << ")";
   }
   o << ", " << r.float_ops.size() << " stayed float, " << r.boundary_quantize << " QuantizeLinear / "
-    << r.boundary_dequantize << " DequantizeLinear left, " << r.transposes << " Transpose\n";
+    << r.boundary_dequantize << " DequantizeLinear left, " << r.transposes << " Transpose";
+  if (r.absorbed_transposes > 0) o << " (" << r.absorbed_transposes << " conv input read in NCHW)";
+  o << "\n";
   for (const auto& f : r.float_ops) o << "  stayed float: " << f.node << ": " << f.reason << "\n";
   return o.str();
 }

@@ -16,7 +16,8 @@
 //     the same quantization disappears, with another one it is a requantizing lookup.
 //  3. Each quantized op becomes its integer op, in schedule order. Spatial ops get
 //     Transposes NCHW -> NHWC -> NCHW around them.
-//  4. layout.h cancels and sinks those Transposes.
+//  4. layout.h cancels and sinks those Transposes; boundary_layout.h lets the
+//     convs read what remains in front of them (a model's NCHW input) in NCHW.
 //
 // An op whose group does not match (float weights, asymmetric weights, an op with
 // no integer form, no kernel in this build) stays float between its DQ and Q, and
@@ -57,6 +58,7 @@ struct QdqReport {
   std::vector<FloatOp> float_ops;          // compute ops next to DQ / Q that stayed float
   int boundary_quantize = 0, boundary_dequantize = 0;  // Q / DQ left (float boundary or float ops)
   int transposes = 0;                      // Transposes left in the graph after layout cancelling
+  int absorbed_transposes = 0;             // conv inputs that read NCHW instead (quant/boundary_layout.h)
 };
 
 QdqReport rewrite_quantized_graph(Graph& g, const QdqOptions& options = {});

@@ -1,4 +1,5 @@
-// kiln_conv2d_s8 and kiln_depthwise_conv2d_s8 against naive NHWC convolutions
+// kiln_conv2d_s8 (and its NCHW-input entry point) and kiln_depthwise_conv2d_s8
+// against naive NHWC convolutions
 // written here with TFLite's fixed-point requantization, bit for bit, on random
 // shapes: padding, strides, dilations, groups, odd channel counts, depth
 // multipliers, per-tensor and per-channel scales, nonzero zero points, clamps.
@@ -77,6 +78,19 @@ std::vector<int8_t> run_conv(const ConvCase& c, const std::vector<int8_t>& x, co
                               rq.data(), y8.data(), scratch8.data()),
             KILN_OK);
   EXPECT_EQ(y8, y) << "int8-weight form differs";
+  if (c.groups == 1) {
+    // The same input in NCHW (a first conv reading the caller's layout) gives the same bytes.
+    std::vector<int8_t> xn(x.size());
+    for (int b = 0; b < c.n; ++b)
+      for (int i = 0; i < c.h * c.w; ++i)
+        for (int ch = 0; ch < c.cin; ++ch)
+          xn[size_t((b * c.cin + ch) * c.h * c.w + i)] = x[size_t((b * c.h * c.w + i) * c.cin + ch)];
+    std::vector<int8_t> yn(y.size(), int8_t(0x55));
+    EXPECT_EQ(kiln_conv2d_s8_nchw(&p, xn.data(), wk.data(), bias.empty() ? nullptr : bias.data(), rq.data(),
+                                  yn.data(), scratch.data()),
+              KILN_OK);
+    EXPECT_EQ(yn, y) << "NCHW input differs";
+  }
   return y;
 }
 
@@ -158,6 +172,9 @@ TEST(S8Conv, RejectsBadArguments) {
   EXPECT_EQ(kiln_conv2d_s8(&p, x, w, nullptr, rq, y, scratch), KILN_ERR_BAD_ARGUMENT);  // 3 channels, 2 groups
   p.groups = 1;
   EXPECT_EQ(kiln_conv2d_s8(&p, x, w, nullptr, rq, y, nullptr), KILN_ERR_NULL_POINTER);
+  p.in_c = 2, p.groups = 2;  // the NCHW entry point takes one group only
+  EXPECT_EQ(kiln_conv2d_s8(&p, x, w, nullptr, rq, y, scratch), KILN_OK);
+  EXPECT_EQ(kiln_conv2d_s8_nchw(&p, x, w, nullptr, rq, y, scratch), KILN_ERR_BAD_ARGUMENT);
 }
 
 // --- depthwise ---

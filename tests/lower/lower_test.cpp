@@ -577,6 +577,42 @@ TEST(LowerQuantized, DepthwiseOfOneInputChannelIsAConv) {
   }
 }
 
+// A first conv reading the caller's NCHW input (input_nchw, quant/boundary_layout.h):
+// the geometry comes from [N, C, H, W]; the strip form on a DSP target, the int16
+// form without DSP; refused where only a per-pixel gather would read it (MVE, a
+// layer outside the strip form's conditions), so that the Transpose stays.
+TEST(LowerQuantized, ConvWithAnNchwInputTakesTheNchwForms) {
+  OneNode t;
+  t.in("x", {1, 3, 8, 8}, DType::Int8);
+  std::vector<int64_t> w(4 * 3 * 3 * 3);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = int64_t(i % 7) - 3;
+  t.in("w", {4, 3, 3, 3}, DType::Int8, Constant::from_int64s({4, 3, 3, 3}, w)->cast_to(DType::Int8));
+  t.in("b", {4}, DType::Int32, Constant::from_int64s({4}, {1, 2, 3, 4})->cast_to(DType::Int32));
+  t.out("y", {1, 4, 4, 4}, DType::Int8);
+  Node& n = t.make("KilnQConv2D", "first");
+  n.attrs["strides"] = std::vector<int64_t>{2, 2};
+  n.attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
+  n.attrs["requant_scale"] = std::vector<double>{0.01};
+  n.attrs["input_nchw"] = int64_t(1);
+  EXPECT_CONTAINS(can_lower(n, lowering_target_for_mcpu("cortex-m55")).value_or(""), "no int8-weight form");
+  for (const char* cpu : {"cortex-m4", "cortex-m3"}) {
+    KernelCall k = lower_node(n, lowering_target_for_mcpu(cpu));
+    EXPECT_CONTAINS(k.call, std::string(cpu) == "cortex-m4" ? "kiln_conv2d_s8_pk_strip_nchw(" : "kiln_conv2d_s8_nchw(");
+    EXPECT_EQ(field(k.params_init, "in_h"), 8) << cpu;
+    EXPECT_EQ(field(k.params_init, "in_w"), 8) << cpu;
+    EXPECT_EQ(field(k.params_init, "in_c"), 3) << cpu;
+    EXPECT_EQ(field(k.params_init, "out_c"), 4) << cpu;
+  }
+  // Stride 1 with three channels: no strip form (an odd strip step), so no NCHW on DSP.
+  n.attrs["strides"] = std::vector<int64_t>{1, 1};
+  n.outputs[0]->shape = {1, 8, 8, 4};
+  EXPECT_CONTAINS(can_lower(n, lowering_target_for_mcpu("cortex-m4")).value_or(""), "strip form only");
+  EXPECT_EQ(can_lower(n, lowering_target_for_mcpu("cortex-m3")), std::nullopt);
+  // Read as NHWC the same tensor has 8 channels, which the weights do not fit.
+  n.attrs["input_nchw"] = int64_t(0);
+  EXPECT_TRUE(can_lower(n, lowering_target_for_mcpu("cortex-m4")).has_value());
+}
+
 TEST(LowerQuantized, DepthwiseOfSeveralInputChannelsKeepsTheDepthwiseKernel) {
   OneNode t;
   Node& n = depthwise_with_multiplier(t, 2, 4);

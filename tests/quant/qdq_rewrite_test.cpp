@@ -10,6 +10,7 @@
 #include "../support/expect_contains.h"
 #include "../support/graph_builder.h"
 #include "fold/fold.h"
+#include "ir/kiln_ops.h"
 #include "quant/layout.h"
 #include "quant/onnx_lookup.h"
 #include "quant/qdq_rewrite.h"
@@ -108,6 +109,7 @@ double requant(float x, float w, float y) { return double(x) * double(w) / doubl
 
 // ---- conv -----------------------------------------------------------------------
 
+// (The input is NCHW int8: the conv reads it as it is, quant/boundary_layout.h.)
 TEST(QdqRewrite, ConvBecomesNhwcIntegerConvWithOhwiWeightsBiasAndReluClamp) {
   Q b;
   Value* x = b.input8("x", {1, 3, 5, 5});
@@ -120,10 +122,11 @@ TEST(QdqRewrite, ConvBecomesNhwcIntegerConvWithOhwiWeightsBiasAndReluClamp) {
   const ConstantPtr w_before = w->producer->inputs[0]->constant;  // the rewrite drops w's DQ
   QdqReport rep = b.rewrite();
 
-  EXPECT_EQ(b.ops(), "Transpose KilnQConv2D Transpose");
+  EXPECT_EQ(b.ops(), "KilnQConv2D Transpose");
   const Node* q = b.one("KilnQConv2D");
   ASSERT_TRUE(q);
-  EXPECT_EQ(q->inputs[0]->shape, (Shape{1, 5, 5, 3}));
+  EXPECT_EQ(q->inputs[0], x);
+  EXPECT_EQ(q->attr_int("input_nchw", 0), 1);
   EXPECT_EQ(q->outputs[0]->shape, (Shape{1, 5, 5, 4}));
   EXPECT_EQ(q->attr_int("x_zero_point", 0), 3);
   EXPECT_EQ(q->attr_int("y_zero_point", 0), -5);
@@ -241,6 +244,101 @@ TEST(QdqRewrite, ConvChainKeepsOneTransposeAtEachEndAndUnitChannelsNeedNone) {
   EXPECT_EQ(b.one("Transpose")->attr_ints("perm"), quant::kToNchw);
 }
 
+// ---- the layout at the boundary (quant/boundary_layout.h) ------------------------
+
+// conv(x) for an NCHW int8 input x [1, 3, 6, 6]: 4 output channels, or with a
+// group 2 per group.
+Node* nchw_conv(Q& b, Value* x, const std::string& name, int64_t group = 1) {
+  const int64_t out_c = group == 1 ? 4 : 2 * group;
+  return b.conv(name, b.dq(x, 0.1f, 2), b.weights(name + "_w", {out_c, 3 / group, 3, 3}, {0.02f}), nullptr,
+                {1, out_c, 6, 6}, group);
+}
+
+TEST(QdqRewrite, AnNchwInputIsReadByTheFirstConvWithNoTranspose) {
+  Q b;
+  Value* x = b.input8("x", {1, 3, 6, 6});
+  Node* c = nchw_conv(b, x, "c1");
+  Value* y1 = b.quantize(c->outputs[0], 0.2f, 0);
+  Node* c2 = b.conv("c2", b.dq(y1, 0.2f, 0), b.weights("w2", {4, 4, 3, 3}, {0.02f}), nullptr, {1, 4, 6, 6});
+  b.output(b.quantize(c2->outputs[0], 0.2f, 0));
+  QdqReport rep = b.rewrite();
+  // Only the output's Transpose is left (NHWC -> the model's NCHW output).
+  EXPECT_EQ(b.ops(), "KilnQConv2D KilnQConv2D Transpose");
+  EXPECT_EQ(rep.transposes, 1);
+  EXPECT_EQ(rep.absorbed_transposes, 1);
+  const auto convs = b.all("KilnQConv2D");
+  ASSERT_EQ(convs.size(), 2u);
+  EXPECT_EQ(convs[0]->inputs[0], x);
+  EXPECT_EQ(convs[0]->attr_int("input_nchw", 0), 1);
+  EXPECT_EQ(convs[0]->outputs[0]->shape, (Shape{1, 6, 6, 4}));  // the output stays NHWC
+  EXPECT_EQ(convs[1]->attr_int("input_nchw", 0), 0);
+  EXPECT_FALSE(ops::verify_node(*convs[0]).has_value());
+  EXPECT_CONTAINS(quant::qdq_report_summary(rep), "1 conv input read in NCHW");
+}
+
+TEST(QdqRewrite, ATransposeWithAReaderThatCannotReadNchwStaysForThatReader) {
+  Q b;
+  Value* x = b.input8("x", {1, 3, 6, 6});
+  Node* c = nchw_conv(b, x, "c");  // reads x in NCHW
+  Value* p = b.val("p", {1, 3, 6, 6});
+  Node* pool = b.op("MaxPool", "pool", {b.dq(x, 0.1f, 2)}, {p});  // a pool reads NHWC only
+  pool->attrs["kernel_shape"] = std::vector<int64_t>{1, 1};
+  Node* g = nchw_conv(b, x, "g", 3);  // depthwise (3 groups of 3 channels) reads NHWC only
+  b.output(b.quantize(c->outputs[0], 0.2f, 0));
+  b.output(b.quantize(p, 0.1f, 2));
+  b.output(b.quantize(g->outputs[0], 0.2f, 0));
+  QdqReport rep = b.rewrite();
+  EXPECT_EQ(rep.absorbed_transposes, 1);
+  const Node* conv = nullptr;
+  for (const Node* n : b.all("KilnQConv2D"))
+    if (n->attr_int("group", 1) == 1) conv = n;
+  ASSERT_TRUE(conv);
+  EXPECT_EQ(conv->inputs[0], x);
+  for (const char* op : {"KilnQDepthwiseConv2D", "KilnQMaxPool2D"}) {
+    const Node* n = b.one(op);
+    ASSERT_TRUE(n);
+    ASSERT_TRUE(n->inputs[0]->producer) << op;
+    EXPECT_EQ(n->inputs[0]->producer->op_type, "Transpose") << op;
+    EXPECT_EQ(n->inputs[0]->producer->inputs[0], x) << op;
+  }
+}
+
+TEST(QdqRewrite, AConvWhoseLoweringRefusesNchwKeepsTheTranspose) {
+  Q b;
+  Value* x = b.input8("x", {1, 3, 6, 6});
+  Node* c = nchw_conv(b, x, "c");
+  b.output(b.quantize(c->outputs[0], 0.2f, 0));
+  quant::QdqOptions o;
+  int asked = 0;
+  o.refuses = [&](const Node& n) -> std::optional<std::string> {
+    if (n.attr_int("input_nchw", 0) == 0) return std::nullopt;
+    ++asked;
+    return std::string("no NCHW form here");
+  };
+  QdqReport rep = quant::rewrite_quantized_graph(b.g, o);
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(rep.absorbed_transposes, 0);
+  EXPECT_EQ(b.ops(), "Transpose KilnQConv2D Transpose");
+  const Node* q = b.one("KilnQConv2D");
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->inputs[0]->shape, (Shape{1, 6, 6, 3}));
+  EXPECT_EQ(q->attr_int("input_nchw", 0), 0);
+}
+
+TEST(QdqRewrite, AnNchwConvBreaksItsDefinitionWithAGroupOrTheWrongChannels) {
+  Q b;
+  Value* x = b.input8("x", {1, 3, 6, 6});
+  b.output(b.quantize(nchw_conv(b, x, "c")->outputs[0], 0.2f, 0));
+  b.rewrite();
+  Node* q = const_cast<Node*>(b.one("KilnQConv2D"));
+  ASSERT_TRUE(q);
+  EXPECT_FALSE(ops::verify_node(*q).has_value());
+  q->attrs["input_nchw"] = int64_t(0);  // x [1, 3, 6, 6] read as NHWC has 6 channels
+  EXPECT_TRUE(ops::verify_node(*q).has_value());
+  q->attrs["input_nchw"] = int64_t(2);
+  EXPECT_CONTAINS(ops::verify_node(*q).value_or(""), "input_nchw must be 0 or 1");
+}
+
 TEST(QdqRewrite, ResidualAddRunsInNhwcWithoutTransposes) {
   Q b;
   Value* x = b.input8("x", {1, 4, 4, 4});
@@ -256,7 +354,8 @@ TEST(QdqRewrite, ResidualAddRunsInNhwcWithoutTransposes) {
   Node* c3 = b.conv("c3", b.dq(y3, 0.4f, -3), b.weights("w3", {4, 4, 3, 3}, {0.02f}), nullptr, {1, 4, 4, 4});
   b.output(b.quantize(c3->outputs[0], 0.2f, 0));
   QdqReport rep = b.rewrite();
-  EXPECT_EQ(b.ops(), "Transpose KilnQConv2D KilnQConv2D KilnQAdd KilnQConv2D Transpose");
+  // The input's Transpose is absorbed by c1, which reads x in NCHW (boundary_layout.h).
+  EXPECT_EQ(b.ops(), "KilnQConv2D KilnQConv2D KilnQAdd KilnQConv2D Transpose");
   const Node* add = b.one("KilnQAdd");
   ASSERT_TRUE(add);
   EXPECT_EQ(add->attr_float("a_scale", 0), double(0.2f));
@@ -267,7 +366,7 @@ TEST(QdqRewrite, ResidualAddRunsInNhwcWithoutTransposes) {
   EXPECT_EQ(add->outputs[0]->shape, (Shape{1, 4, 4, 4}));
   EXPECT_EQ(add->inputs[0]->producer->op_type, "KilnQConv2D");
   EXPECT_EQ(add->inputs[1]->producer->op_type, "KilnQConv2D");
-  EXPECT_EQ(rep.transposes, 2);
+  EXPECT_EQ(rep.transposes, 1);
 }
 
 TEST(QdqRewrite, FlattenBeforeFullyConnectedPermutesTheWeightColumns) {
@@ -286,8 +385,8 @@ TEST(QdqRewrite, FlattenBeforeFullyConnectedPermutesTheWeightColumns) {
   b.output(b.quantize(g, 0.5f, 2));
   const ConstantPtr w_before = w->producer->inputs[0]->constant;
   QdqReport rep = b.rewrite();
-  EXPECT_EQ(b.ops(), "Transpose KilnQConv2D Reshape KilnQFullyConnected");
-  EXPECT_EQ(rep.transposes, 1);
+  EXPECT_EQ(b.ops(), "KilnQConv2D Reshape KilnQFullyConnected");  // the conv reads x in NCHW
+  EXPECT_EQ(rep.transposes, 0);
   const Node* fc = b.one("KilnQFullyConnected");
   ASSERT_TRUE(fc);
   EXPECT_EQ(fc->attr_floats("requant_scale"), (std::vector<double>{requant(0.2f, 0.03f, 0.5f)}));
@@ -474,7 +573,7 @@ TEST(QdqRewrite, Uint8ActivationsBecomeInt8WithZeroPointMinus128) {
   Value* y = b.dq(yq, 0.2f, 130);
   b.output(y);
   QdqReport rep = b.rewrite();
-  EXPECT_EQ(b.ops(), "QuantizeLinear Transpose KilnQConv2D Transpose DequantizeLinear");
+  EXPECT_EQ(b.ops(), "QuantizeLinear KilnQConv2D Transpose DequantizeLinear");
   const Node* q = b.one("KilnQConv2D");
   ASSERT_TRUE(q);
   EXPECT_EQ(q->attr_int("x_zero_point", 0), 0);
@@ -643,7 +742,7 @@ TEST(QdqRewrite, QLinearConvWithConstantWeightsBecomesKilnQConv2D) {
        {x, b.scalar_f(0.5f), b.scalar_q(1), w, ws, b.scalar_q(0), b.scalar_f(0.25f), b.scalar_q(-1), bias}, {y});
   b.output(y);
   QdqReport rep = b.rewrite();
-  EXPECT_EQ(b.ops(), "Transpose KilnQConv2D Transpose");
+  EXPECT_EQ(b.ops(), "KilnQConv2D Transpose");  // the input read in NCHW
   const Node* q = b.one("KilnQConv2D");
   ASSERT_TRUE(q);
   EXPECT_EQ(q->attr_int("x_zero_point", 0), 1);
@@ -667,7 +766,7 @@ TEST(QdqRewrite, Uint8QLinearConvChainBecomesInt8) {
        {y});
   b.output(b.dq(y, 0.2f, 130));
   QdqReport rep = b.rewrite();
-  EXPECT_EQ(b.ops(), "QuantizeLinear Transpose KilnQConv2D Transpose DequantizeLinear");
+  EXPECT_EQ(b.ops(), "QuantizeLinear KilnQConv2D Transpose DequantizeLinear");
   const Node* q = b.one("KilnQConv2D");
   ASSERT_TRUE(q);
   EXPECT_EQ(q->attr_int("x_zero_point", 9), 0);

@@ -2,6 +2,7 @@
 """Writes the ONNX QDQ version of an int8 TFLite model (the MLPerf Tiny models).
 
     tflite_to_qdq.py MODEL.tflite OUT.onnx
+    tflite_to_qdq.py --nchw MODEL.tflite OUT.onnx [TEST_DATA_SET ...]
 
 The ONNX model computes the same network the way ONNX's quantization tools write
 it: int8 tensors between DequantizeLinear -> float op -> QuantizeLinear groups,
@@ -10,6 +11,11 @@ dequantized with scale x_scale * w_scale, fused activations as Relu / Clip befor
 the QuantizeLinear. Inputs and outputs keep the TFLite model's names, int8 dtype
 and NHWC layout (a Transpose to NCHW follows the input), so the test data of the
 .tflite model feeds the ONNX model unchanged.
+
+With --nchw the model is what a PyTorch export looks like instead: its 4-D inputs
+and outputs are NCHW (no Transpose at the boundary; the first conv reads the input
+as it comes). Each TEST_DATA_SET folder given is then written again next to
+OUT.onnx, as <OUT stem>_data/<folder name>/, with its 4-D tensors transposed to NCHW.
 
 The .tflite flatbuffer is read with a small reader of the TFLite schema written
 here (field numbers from tensorflow/lite/schema/schema.fbs), on top of the
@@ -173,12 +179,20 @@ def pads_for(padding, in_hw, k_hw, strides, dil):
     return pads
 
 
-def convert(path, out_path):
+def nchw_shape(shape):
+    return [shape[0], shape[3], shape[1], shape[2]] if len(shape) == 4 else shape
+
+
+def convert(path, out_path, nchw=False):
     tensors, inputs, outputs, ops = read_tflite(path)
     b = Builder(tensors)
     graph_inputs, graph_outputs = [], []
     for i in inputs:
         t = tensors[i]
+        if nchw:
+            graph_inputs.append(helper.make_tensor_value_info(t.name, TensorProto.INT8, nchw_shape(t.shape)))
+            b.nchw[i] = t.name
+            continue
         graph_inputs.append(helper.make_tensor_value_info(t.name, TensorProto.INT8, t.shape))
         b.nchw[i] = b.node("Transpose", [t.name], perm=[0, 3, 1, 2]) if len(t.shape) == 4 else t.name
 
@@ -248,10 +262,11 @@ def convert(path, out_path):
     for o in outputs:
         t = tensors[o]
         src = b.nchw[o]
-        if len(t.shape) == 4:
+        if len(t.shape) == 4 and not nchw:
             src = b.node("Transpose", [src], perm=[0, 2, 3, 1])
         b.node("Identity", [src], [t.name])
-        graph_outputs.append(helper.make_tensor_value_info(t.name, TensorProto.INT8, t.shape))
+        shape = nchw_shape(t.shape) if nchw else t.shape
+        graph_outputs.append(helper.make_tensor_value_info(t.name, TensorProto.INT8, shape))
 
     graph = helper.make_graph(b.nodes, path.split("/")[-1].replace(".tflite", ""), graph_inputs, graph_outputs,
                               b.inits)
@@ -262,7 +277,32 @@ def convert(path, out_path):
     onnx.save(model, out_path)
 
 
+def write_nchw_data(out_path, data_sets):
+    """Each test data set again, its 4-D tensors (.pb) transposed NHWC -> NCHW."""
+    stem = os.path.splitext(os.path.abspath(out_path))[0]
+    for d in data_sets:
+        dst = os.path.join(stem + "_data", os.path.basename(os.path.normpath(d)))
+        os.makedirs(dst, exist_ok=True)
+        for f in sorted(os.listdir(d)):
+            if not f.endswith(".pb"):
+                continue
+            t = onnx.TensorProto()
+            with open(os.path.join(d, f), "rb") as fh:
+                t.ParseFromString(fh.read())
+            a = numpy_helper.to_array(t)
+            if a.ndim == 4:
+                a = np.ascontiguousarray(a.transpose(0, 3, 1, 2))
+            with open(os.path.join(dst, f), "wb") as fh:
+                fh.write(numpy_helper.from_array(a, t.name).SerializeToString())
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    nchw = bool(args) and args[0] == "--nchw"
+    if nchw:
+        args = args[1:]
+    if len(args) < 2 or (len(args) > 2 and not nchw):
         raise SystemExit(__doc__)
-    convert(sys.argv[1], sys.argv[2])
+    convert(args[0], args[1], nchw)
+    if nchw:
+        write_nchw_data(args[1], args[2:])

@@ -20,6 +20,15 @@ typedef struct {
 } kiln_transpose_params_t;
 kiln_status_t kiln_transpose(const kiln_transpose_params_t* p, const void* in, void* out);
 
+/* Bytes: y[b][j][i] = x[b][i][j] for x [batch, rows, cols] (the NCHW <-> NHWC
+ * transpose of an int8 tensor: rows = C, cols = H * W, or the reverse). Word
+ * loads and byte permutes, under 3 instructions a byte on a Cortex-M4; kiln_transpose
+ * takes this path for every one-byte transpose of that form. */
+typedef struct {
+  int32_t batch, rows, cols;
+} kiln_transpose_s8_params_t;
+kiln_status_t kiln_transpose_s8(const kiln_transpose_s8_params_t* p, const int8_t* x, int8_t* y);
+
 /* Concatenation along one axis: the tensors are seen as [outer, axis_i * inner]. */
 #define KILN_CONCAT_MAX_INPUTS 64
 typedef struct {

@@ -95,6 +95,10 @@ typedef struct {
 
 kiln_status_t kiln_conv2d_s8(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int16_t* w,
                              const int32_t* bias, const kiln_s8_requant_t* rq, int8_t* y, int16_t* scratch);
+/* The same with an NCHW input [batch, in_c, in_h, in_w] (one group; the output is
+ * NHWC): a network's first convolution reading the caller's layout. */
+kiln_status_t kiln_conv2d_s8_nchw(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int16_t* w,
+                                  const int32_t* bias, const kiln_s8_requant_t* rq, int8_t* y, int16_t* scratch);
 
 /*
  * Depthwise Conv2D, NHWC, out_c = in_c * depth_multiplier; output channel oc reads
@@ -196,6 +200,9 @@ kiln_status_t kiln_conv2d_s8_pk(const kiln_conv2d_s8_params_t* p, const int8_t* 
 
 kiln_status_t kiln_conv2d_s8_pk_strip(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed,
                                       int8_t* y, int16_t* scratch);
+/* The same with an NCHW input [batch, in_c, in_h, in_w] (the output is NHWC). */
+kiln_status_t kiln_conv2d_s8_pk_strip_nchw(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed,
+                                           int8_t* y, int16_t* scratch);
 
 kiln_status_t kiln_fully_connected_s8_pk(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
                                          const int32_t* packed, int8_t* y, int16_t* scratch);

@@ -1,6 +1,8 @@
 /* ONNX Transpose (any dtype), and the strided copy behind Slice, Expand, Tile and
  * Depth/SpaceToDepth: walks the output in order, reading the input through
- * (possibly zero or negative) strides with an odometer (no division per element). */
+ * (possibly zero or negative) strides with an odometer (no division per element).
+ * A one-byte walk that is a (batched) 2-D transpose is kiln_transpose_s8's word
+ * permutes instead (s8/transpose_s8.c). */
 #include <stddef.h>
 #include <string.h>
 
@@ -15,6 +17,16 @@ kiln_status_t kiln_transpose(const kiln_transpose_params_t* p, const void* in, v
   if (p == NULL || in == NULL || out == NULL) return KILN_ERR_NULL_POINTER;
   if (p->ndim < 1u || p->ndim > KILN_MAX_DIMS) return KILN_ERR_BAD_ARGUMENT;
   if (p->elem_size != 1u && p->elem_size != 2u && p->elem_size != 4u && p->elem_size != 8u) return KILN_ERR_BAD_ARGUMENT;
+  if (p->elem_size == 1u && (p->ndim == 2u || p->ndim == 3u)) {
+    /* Output [batch,] n, m with input strides [n * m,] 1, n: x [batch, m, n]. */
+    const uint32_t o = p->ndim - 2u;
+    const int32_t n2 = p->shape[o], m2 = p->shape[o + 1u];
+    if (p->in_stride[o] == 1 && p->in_stride[o + 1u] == n2 && n2 > 0 && m2 > 0 &&
+        (o == 0u || p->in_stride[0] == n2 * m2)) {
+      const kiln_transpose_s8_params_t t = {o == 0u ? 1 : p->shape[0], m2, n2};
+      return kiln_transpose_s8(&t, (const int8_t*)in, (int8_t*)out);
+    }
+  }
   last = p->ndim - 1u;
   n = p->shape[last];
   s = p->in_stride[last];

@@ -10,7 +10,10 @@
 // (kiln_conv2d_s8_w8: int8 rows in 16-tap chunks, the input offset folded into the
 // bias), half the flash of the int16 blocks. A depthwise layer of one input
 // channel and depth multiplier M > 1 is a Conv2D of M outputs and takes the Conv2D
-// forms (conv_form_of_depthwise).
+// forms (conv_form_of_depthwise). A KilnQConv2D with input_nchw reads an NCHW input
+// (the caller's layout, absorbed by quant/boundary_layout.h) where that costs no
+// more than NHWC: the strip form on a DSP target, the int16-block form's NCHW entry
+// point without DSP or MVE; elsewhere the lowering refuses and the Transpose stays.
 #include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
 #include "lower/spatial.h"
@@ -29,6 +32,11 @@ struct Geometry2D {
   std::vector<int64_t> strides, dilations, pads;
 };
 
+// Whether input 0 of a KilnQConv2D is [N, C, H, W] (ops::QConv2D::input_nchw).
+bool reads_nchw(const Node& n) {
+  return n.op_type == "KilnQConv2D" && ops::get_attrs<ops::QConv2D>(n).input_nchw != 0;
+}
+
 // Shapes and spatial attributes of a KilnQ conv, checked against each other.
 Geometry2D conv_geometry(const Node& n, int64_t kernel_h, int64_t kernel_w) {
   const Value *x = n.input(0), *y = n.outputs.at(0);
@@ -41,8 +49,9 @@ Geometry2D conv_geometry(const Node& n, int64_t kernel_h, int64_t kernel_w) {
   check_fits_32bit(n, x->shape);
   check_fits_32bit(n, y->shape);
   const ops::Window2D win = ops::get_attrs<ops::Window2D>(n);
-  Geometry2D g{x->shape[0], x->shape[1], x->shape[2], x->shape[3], y->shape[1], y->shape[2], y->shape[3],
-               kernel_h,    kernel_w,    win.strides, win.dilations, win.pads};
+  const Shape xs = reads_nchw(n) ? Shape{x->shape[0], x->shape[2], x->shape[3], x->shape[1]} : x->shape;
+  Geometry2D g{xs[0],    xs[1],    xs[2],       xs[3],         y->shape[1], y->shape[2], y->shape[3],
+               kernel_h, kernel_w, win.strides, win.dilations, win.pads};
   if (g.strides.size() != 2 || g.dilations.size() != 2 || g.pads.size() != 4)
     throw CompileError(n.describe() + ": strides and dilations need 2 values, pads 4 [top, left, bottom, right]");
   for (int64_t v : g.strides)
@@ -89,10 +98,12 @@ KernelCall lower_s8_conv_rows(const Node& n, const LoweringTarget& target, const
   check_s8_accumulator(n, taps);
   check_s8_bias(n, 2, g.out_c);
   const S8Quant q = read_s8_quant(n, g.out_c);
+  const bool nchw = reads_nchw(n);
+  if (nchw && groups != 1) throw CompileError(n.describe() + ": an NCHW input needs group 1");
   KernelCall k;
   k.params_type = "kiln_conv2d_s8_params_t";
   k.params_init = append_fields(geometry_fields(g), ".groups = " + std::to_string(groups) + ", " + s8_quant_fields(q));
-  if (target.mve) {
+  if (target.mve && !nchw) {
     // int8 weights, the input offset folded into the bias (VMLADAVA.S8).
     if (std::optional<ConstantPtr> kernel_bias = s8_kernel_bias(n, 2, w8, g.out_c, taps, -q.x_zero_point)) {
       k.constants.push_back(s8_weight_blocks_w8(w8, groups, g.out_c / groups, taps));
@@ -124,10 +135,16 @@ KernelCall lower_s8_conv_rows(const Node& n, const LoweringTarget& target, const
         k.unread_inputs.push_back(1);
         if (n.input(2)) k.unread_inputs.push_back(2);
         k.scratch.push_back({"strip", strip_bytes, 8});
-        k.call = "kiln_conv2d_s8_pk_strip(&$params, $in0, $const0, $out0, (int16_t*)$scratch0)";
+        k.call = std::string(nchw ? "kiln_conv2d_s8_pk_strip_nchw" : "kiln_conv2d_s8_pk_strip") +
+                 "(&$params, $in0, $const0, $out0, (int16_t*)$scratch0)";
         return k;
       }
     }
+    // The packed and pair forms widen a pixel's window from runs of NHWC bytes; a
+    // gather from NCHW planes per pixel costs more than transposing the input
+    // (kiln_transpose_s8, under 3 instructions a byte), so the QDQ rewrite keeps the
+    // Transpose for such a layer.
+    if (nchw) throw CompileError(n.describe() + ": an NCHW input takes the strip form only on this target");
     const bool pointwise = g.kernel_h == 1 && g.kernel_w == 1 && g.strides[0] == 1 && g.strides[1] == 1 &&
                            g.pads[0] == 0 && g.pads[1] == 0 && g.out_h == g.in_h && g.out_w == g.in_w;
     // A pointwise layer on whole words of channels: two pixels by two channels per
@@ -155,11 +172,14 @@ KernelCall lower_s8_conv_rows(const Node& n, const LoweringTarget& target, const
       return k;
     }
   }
+  // Without DSP or MVE both layouts build a column per pixel: NCHW costs the same.
+  if (nchw && target.mve) throw CompileError(n.describe() + ": an NCHW input has no int8-weight form");
   k.constants.push_back(s8_weight_blocks(w8, groups, g.out_c / groups, taps));
   k.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
   k.unread_inputs.push_back(1);
   k.scratch.push_back({"im2col", uint64_t(2 * s8_row_len(taps) * 2), 8});
-  k.call = std::string("kiln_conv2d_s8(&$params, $in0, $const0, ") + (n.input(2) ? "$in2" : "NULL") +
+  k.call = std::string(nchw ? "kiln_conv2d_s8_nchw" : "kiln_conv2d_s8") + "(&$params, $in0, $const0, " +
+           (n.input(2) ? "$in2" : "NULL") +
            ", (const kiln_s8_requant_t*)$const1, $out0, (int16_t*)$scratch0)";
   return k;
 }
@@ -267,7 +287,8 @@ KernelCall lower_qconv2d(const Node& n, const LoweringTarget& target) {
   KernelCall k = lower_qconv2d_form(n, target);
   const Value* w = n.input(1);
   const Geometry2D g = conv_geometry(n, w->shape[1], w->shape[2]);
-  if (g.n != 1 || ops::get_attrs<ops::QConv2D>(n).group != 1) return k;
+  // An NCHW input is read plane by plane, not pixel by pixel as the overlap assumes.
+  if (g.n != 1 || ops::get_attrs<ops::QConv2D>(n).group != 1 || reads_nchw(n)) return k;
   const bool w8 = k.call.rfind("kiln_conv2d_s8_w8(", 0) == 0;
   const bool direct = w8 && g.kernel_h == 1 && g.kernel_w == 1 && g.in_c % 16 == 0 && g.pads[0] == 0 &&
                       g.pads[1] == 0 && (g.out_h - 1) * g.strides[0] < g.in_h && (g.out_w - 1) * g.strides[1] < g.in_w;

@@ -16,6 +16,12 @@
  * the pools run a second time with the output placed across the input as low as
  * the compiler's rule allows (generator/lower/ops/qnn_overlap.h, restated in
  * ov_limit), which must give the same bytes on every path.
+ *
+ * NCHW input (the caller's layout read by a first conv, docs/quantization.md): the
+ * strip form's and the int16 form's NCHW entry points on the transposed input must
+ * give the NHWC input's bytes. The byte transpose (kiln_transpose_s8) against a
+ * naive loop on random shapes (three rows, three columns, blocks of four and the
+ * edges), with its instructions per byte at VWW's input, 96x96x3 both ways.
  */
 #include <string.h>
 
@@ -46,6 +52,11 @@ kiln_status_t portable_depthwise_conv2d_s8_pk(const kiln_depthwise_conv2d_s8_par
                                              const int32_t* packed, int8_t* y, int8_t* scratch);
 kiln_status_t portable_conv2d_s8_pk_strip(const kiln_conv2d_s8_params_t* p, const int8_t* x,
                                           const int32_t* packed, int8_t* y, int16_t* scratch);
+kiln_status_t portable_conv2d_s8_pk_strip_nchw(const kiln_conv2d_s8_params_t* p, const int8_t* x,
+                                               const int32_t* packed, int8_t* y, int16_t* scratch);
+kiln_status_t portable_conv2d_s8_nchw(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int16_t* w,
+                                      const int32_t* bias, const kiln_s8_requant_t* rq, int8_t* y, int16_t* scratch);
+kiln_status_t portable_transpose_s8(const kiln_transpose_s8_params_t* p, const int8_t* x, int8_t* y);
 kiln_status_t portable_conv2d_s8_pw(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed,
                                     int8_t* y, int16_t* scratch);
 kiln_status_t portable_avgpool2d_s8(const kiln_pool2d_s8_params_t* p, const int8_t* x, int8_t* y);
@@ -56,7 +67,7 @@ kiln_status_t portable_lookup_s8(const kiln_lookup_s8_params_t* p, const int8_t*
 kiln_status_t portable_softmax_s8(const kiln_softmax_s8_params_t* p, const int8_t* x, int8_t* y);
 
 static int failures = 0, checks = 0, pk_checks = 0, pw_checks = 0, pw_odd_checks = 0, pw_long_checks = 0,
-           pk_dw_checks = 0, pk_dwpl_checks = 0, pk_strip_checks = 0, pk_strip1_checks = 0, dw_mult_checks = 0,
+           pk_dw_checks = 0, pk_dwpl_checks = 0, pk_strip_checks = 0, pk_strip1_checks = 0, nchw_checks = 0, dw_mult_checks = 0,
            dw_mult4_checks = 0;
 
 static void put(const char* s) { kiln_board_write(s, (uint32_t)strlen(s)); }
@@ -510,6 +521,16 @@ static void pw_case(void) {
   if (p.in_c > 64) ++pw_long_checks;              /* rows of more than one 64-tap pass */
 }
 
+/* x_buf's first image [in_h, in_w, in_c] as [in_c, in_h, in_w] in xn_buf. */
+static int8_t xn_buf[MAX_X];
+static void to_nchw(const kiln_conv2d_s8_params_t* p) {
+  int32_t y, x, c;
+  for (y = 0; y < p->in_h; ++y)
+    for (x = 0; x < p->in_w; ++x)
+      for (c = 0; c < p->in_c; ++c)
+        xn_buf[(c * p->in_h + y) * p->in_w + x] = x_buf[(y * p->in_w + x) * p->in_c + c];
+}
+
 static void conv_case(void) {
   kiln_conv2d_s8_params_t p;
   int64_t conv_limit, conv_w8_limit;
@@ -558,6 +579,13 @@ static void conv_case(void) {
     return;
   }
   compare("conv", p.out_h * p.out_w * p.out_c);
+  if (p.groups == 1) {
+    to_nchw(&p);
+    if (kiln_conv2d_s8_nchw(&p, xn_buf, w_buf, bias_buf, rq_buf, y_got, scratch) != KILN_OK) ++failures;
+    compare("conv nchw", p.out_h * p.out_w * p.out_c);
+    if (portable_conv2d_s8_nchw(&p, xn_buf, w_buf, bias_buf, rq_buf, y_got, scratch) != KILN_OK) ++failures;
+    compare("conv nchw portable", p.out_h * p.out_w * p.out_c);
+  }
   {
     const ov_geom_t g = {p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.out_c, p.kernel_h, p.kernel_w, p.stride_h,
                          p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left};
@@ -598,8 +626,13 @@ static void conv_case(void) {
       if (ov_place(x_buf, conv_limit, 16, p.in_h * p.in_w * p.in_c, p.out_h * p.out_w * p.out_c))
         ov_compare("conv pk strip overlap", kiln_conv2d_s8_pk_strip(&p, ov_x, pk_buf, ov_y, scratch),
                    p.out_h * p.out_w * p.out_c);
+      if (kiln_conv2d_s8_pk_strip_nchw(&p, xn_buf, pk_buf, y_got, scratch) != KILN_OK) ++failures;
+      compare("conv pk strip nchw", p.out_h * p.out_w * p.out_c);
+      if (portable_conv2d_s8_pk_strip_nchw(&p, xn_buf, pk_buf, y_got, scratch) != KILN_OK) ++failures;
+      compare("conv pk strip nchw portable", p.out_h * p.out_w * p.out_c);
       ++pk_strip_checks;
       if (p.in_c == 1) ++pk_strip1_checks;
+      if (p.in_c > 1) ++nchw_checks;
     }
   }
   /* The int8-weight form on the same shape (the weight bytes as int8 rows). */
@@ -813,6 +846,35 @@ static void softmaxes(void) {
 }
 
 /* Instructions per call at the MLPerf shapes (informational). */
+/* kiln_transpose_s8 on random [batch, rows, cols] (rows or cols 3 a third of the time
+ * each) against the naive loop; the portable build the same. */
+static void transposes(void) {
+  static int8_t t_got[MAX_X], t_want[MAX_X];
+  int32_t k, b, i, j, bad = 0;
+  for (k = 0; k < 200; ++k) {
+    kiln_transpose_s8_params_t p;
+    const int32_t form = rnd(0, 2);
+    p.batch = rnd(1, 2);
+    p.rows = form == 0 ? 3 : rnd(1, 40);
+    p.cols = form == 1 ? 3 : rnd(1, 40);
+    if (p.batch * p.rows * p.cols > MAX_X) continue;
+    for (b = 0; b < p.batch; ++b)
+      for (i = 0; i < p.rows; ++i)
+        for (j = 0; j < p.cols; ++j)
+          t_want[(b * p.cols + j) * p.rows + i] = x_buf[(b * p.rows + i) * p.cols + j];
+    memset(t_got, 0x5a, sizeof t_got);
+    if (kiln_transpose_s8(&p, x_buf, t_got) != KILN_OK) ++bad;
+    if (memcmp(t_got, t_want, (size_t)(p.batch * p.rows * p.cols)) != 0) ++bad;
+    memset(t_got, 0x5a, sizeof t_got);
+    if (portable_transpose_s8(&p, x_buf, t_got) != KILN_OK) ++bad;
+    if (memcmp(t_got, t_want, (size_t)(p.batch * p.rows * p.cols)) != 0) ++bad;
+  }
+  if (bad) {
+    put("FAIL transpose_s8\n");
+    ++failures;
+  }
+}
+
 static void timing(void) {
   static int8_t a[16384], b[16384], y[16384];
   static kiln_add_s8_params_t add;
@@ -864,6 +926,20 @@ static void timing(void) {
     put(", 40x40x8: ");
     put_i((int64_t)n);
   }
+  {
+    /* The byte transpose at VWW's input (27,648 bytes; a and b hold 16384 each,
+     * so 3 x 4096 = 12,288 bytes here: the per-byte cost is the same) both ways,
+     * and a 16 x 1024 one in 4x4 blocks. */
+    static const kiln_transpose_s8_params_t shapes[3] = {{1, 3, 4096}, {1, 4096, 3}, {1, 16, 1024}};
+    static const char* const names[3] = {", transpose 3x4096 (NCHW -> NHWC): ", ", 4096x3: ", ", 16x1024: "};
+    for (i = 0; i < 3; ++i) {
+      kiln_board_counter_start();
+      kiln_transpose_s8(&shapes[i], a, y);
+      n = kiln_board_counter_stop();
+      put(names[i]);
+      put_i((int64_t)n);
+    }
+  }
   put("\n");
 }
 
@@ -905,9 +981,13 @@ int main(void) {
   put_i(pk_strip1_checks);
   put(" of one input channel\n");
   if (pk_strip_checks < 20 || pk_strip1_checks < 8) ++failures;
+  put_i(nchw_checks);
+  put(" of several channels also from an NCHW input\n");
+  if (nchw_checks < 8) ++failures;
   put_i(overlap_checks);
   put(" of them also with the output placed across the input\n");
   if (overlap_checks < 200) ++failures;
+  transposes();
   pools();
   muls();
   adds();

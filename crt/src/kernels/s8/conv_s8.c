@@ -5,13 +5,16 @@
  * scratch, then every block of four output channels is four dot products with
  * the accumulators in registers (SMLAD on the DSP path). A 1x1 convolution is the
  * same loop with one tap per pixel (the column is the pixel's channels).
+ * kiln_conv2d_s8_nchw reads an NCHW input (one group): every pixel's column
+ * gathered from the channel planes, the same GEMM core.
  */
 #include "requant_s8.h"
 #include "conv_s8_mve.h"
 #include "im2col_s8.h"
 
-kiln_status_t kiln_conv2d_s8(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int16_t* w,
-                             const int32_t* bias, const kiln_s8_requant_t* rq, int8_t* y, int16_t* scratch) {
+static kiln_status_t conv2d_s8(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int16_t* w,
+                               const int32_t* bias, const kiln_s8_requant_t* rq, int8_t* y, int16_t* scratch,
+                               int nchw) {
   int32_t b, g, oy, ox, ox_lo, ox_hi, cin_g, cout_g, row_len;
   int64_t group_weights;
   kiln_s8_output_t o;
@@ -20,9 +23,9 @@ kiln_status_t kiln_conv2d_s8(const kiln_conv2d_s8_params_t* p, const int8_t* x, 
   if (p->groups <= 0 || p->in_c % p->groups != 0 || p->out_c % p->groups != 0 || p->kernel_h <= 0 ||
       p->kernel_w <= 0 || p->stride_h <= 0 || p->stride_w <= 0 || p->dilation_h <= 0 || p->dilation_w <= 0)
     return KILN_ERR_BAD_ARGUMENT;
-  if (!kiln_s8_aligned4(w) || !kiln_s8_aligned4(scratch)) return KILN_ERR_BAD_ARGUMENT;
+  if (!kiln_s8_aligned4(w) || !kiln_s8_aligned4(scratch) || (nchw && p->groups != 1)) return KILN_ERR_BAD_ARGUMENT;
 #if KILN_S8_MVE
-  return kiln_conv2d_s8_mve(p, x, w, bias, rq, y, scratch);
+  if (!nchw) return kiln_conv2d_s8_mve(p, x, w, bias, rq, y, scratch);
 #endif
   cin_g = p->in_c / p->groups;
   cout_g = p->out_c / p->groups;
@@ -31,6 +34,18 @@ kiln_status_t kiln_conv2d_s8(const kiln_conv2d_s8_params_t* p, const int8_t* x, 
   kiln_s8_output_init(&o, p->output_offset, p->act_min, p->act_max, rq, bias, p->out_c,
                       (int64_t)p->kernel_h * p->kernel_w * cin_g);
   kiln_s8_gemm_init(&gemm, row_len, cout_g, w, bias, rq, &o);
+  if (nchw) {
+    for (b = 0; b < p->batch; ++b) {
+      const int8_t* xb = x + (int64_t)b * p->in_h * p->in_w * p->in_c;
+      int8_t* yp = y + (int64_t)b * p->out_h * p->out_w * p->out_c;
+      for (oy = 0; oy < p->out_h; ++oy)
+        for (ox = 0; ox < p->out_w; ++ox, yp += p->out_c) {
+          kiln_s8_im2col_column_nchw(p, xb, oy, ox, row_len, scratch);
+          kiln_s8_gemm(&gemm, NULL, 1, scratch, yp);
+        }
+    }
+    return KILN_OK;
+  }
   if (p->groups == 1 && p->kernel_h == 1 && p->kernel_w == 1 && p->stride_h == 1 && p->stride_w == 1 &&
       p->pad_top == 0 && p->pad_left == 0 && p->out_h == p->in_h && p->out_w == p->in_w) {
     /* Pointwise: every pixel's column is its channels, one run over the image. */
@@ -76,4 +91,14 @@ kiln_status_t kiln_conv2d_s8(const kiln_conv2d_s8_params_t* p, const int8_t* x, 
     }
   }
   return KILN_OK;
+}
+
+kiln_status_t kiln_conv2d_s8(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int16_t* w,
+                             const int32_t* bias, const kiln_s8_requant_t* rq, int8_t* y, int16_t* scratch) {
+  return conv2d_s8(p, x, w, bias, rq, y, scratch, 0);
+}
+
+kiln_status_t kiln_conv2d_s8_nchw(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int16_t* w,
+                                  const int32_t* bias, const kiln_s8_requant_t* rq, int8_t* y, int16_t* scratch) {
+  return conv2d_s8(p, x, w, bias, rq, y, scratch, 1);
 }

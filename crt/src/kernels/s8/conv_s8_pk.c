@@ -75,11 +75,34 @@ kiln_status_t kiln_conv2d_s8_pk(const kiln_conv2d_s8_params_t* p, const int8_t* 
   return KILN_OK;
 }
 
+/* n consecutive input bytes of one channel (input offset added) to d[0], d[step],
+ * d[2 * step], ...: on the DSP path four per word load (not past src[n - 1]). */
+static inline void pk_strip_channel(const int8_t* src, int32_t n, int16_t* d, int32_t step, int32_t input_offset) {
+  int32_t i = 0;
+#if KILN_S8_DSP
+  const uint32_t off2 = ((uint32_t)input_offset & 0xFFFFu) | ((uint32_t)input_offset << 16);
+  for (; i + 3 < n; i += 4, d += 4 * step) {
+    const uint32_t v = kiln_s8_load32(src + i);
+    const uint32_t even = __sxtab16(off2, v);
+    const uint32_t odd = kiln_s8_sxtab16_ror8(off2, v);
+    d[0] = (int16_t)even;
+    d[step] = (int16_t)odd;
+    d[2 * step] = (int16_t)(even >> 16);
+    d[3 * step] = (int16_t)(odd >> 16);
+  }
+#endif
+  for (; i < n; ++i, d += step) d[0] = (int16_t)(src[i] + input_offset);
+}
+
 /* The strip of output row oy: for every input column xi - pad_left a window can
  * reach, its kernel_h rows' in_c values (input offset added; 0 outside the input)
- * at S[(xi * kernel_h + ky) * in_c + c], then 4 int16 of tail. */
-static void pk_strip(const kiln_conv2d_s8_params_t* p, const int8_t* xb, int32_t oy, int32_t n_x, int16_t* s) {
+ * at S[(xi * kernel_h + ky) * in_c + c], then 4 int16 of tail. An NCHW input
+ * (nchw != 0, the caller's layout absorbed: docs/quantization.md) is read one
+ * channel plane at a time; the strip is the same. */
+static void pk_strip(const kiln_conv2d_s8_params_t* p, const int8_t* xb, int32_t oy, int32_t n_x, int16_t* s,
+                     int nchw) {
   const int32_t c = p->in_c, kh = p->kernel_h, iy0 = oy * p->stride_h - p->pad_top, step = kh * c;
+  const int32_t plane_bytes = p->in_h * p->in_w, offset = p->input_offset;
   int32_t x_lo = p->pad_left, x_hi = p->pad_left + p->in_w, xi, ky, k;
 #if KILN_S8_DSP
   const uint32_t off2 = ((uint32_t)p->input_offset & 0xFFFFu) | ((uint32_t)p->input_offset << 16);
@@ -95,20 +118,18 @@ static void pk_strip(const kiln_conv2d_s8_params_t* p, const int8_t* xb, int32_t
     int32_t lo = inside ? x_lo : n_x, hi = inside ? x_hi : n_x;
     for (xi = 0; xi < lo; ++xi, d += step)
       for (k = 0; k < c; ++k) d[k] = 0;
+    /* NCHW, or one channel (a depthwise layer with a multiplier, or KWS's first
+     * conv): each channel's columns are one run of input bytes, each value stored
+     * kernel_h * in_c apart. */
+    if ((nchw || c == 1) && xi < hi) {
+      const int8_t* plane = xb + (int64_t)iy * p->in_w + (x_lo - p->pad_left);
+      const int32_t n = hi - xi;
+      pk_strip_channel(plane, n, d, step, offset);
+      for (k = 1; k < c; ++k) pk_strip_channel(plane += plane_bytes, n, d + k, step, offset);
+      d += n * step;
+      xi = hi;
+    }
 #if KILN_S8_DSP
-    /* One channel (a depthwise layer with a multiplier, or KWS's first conv):
-     * four input columns per word load (not past the row's last pixel), each
-     * value stored kernel_h apart. */
-    if (c == 1)
-      for (; xi + 3 < hi; xi += 4, d += 4 * step, src += 4) {
-        const uint32_t v = kiln_s8_load32(src);
-        const uint32_t even = __sxtab16(off2, v);
-        const uint32_t odd = kiln_s8_sxtab16_ror8(off2, v);
-        d[0] = (int16_t)even;
-        d[step] = (int16_t)odd;
-        d[2 * step] = (int16_t)(even >> 16);
-        d[3 * step] = (int16_t)(odd >> 16);
-      }
     /* Three channels: one word load (not for the row's last pixel, whose word
      * could reach past the input), a word and a halfword store. */
     if (c == 3)
@@ -128,8 +149,8 @@ static void pk_strip(const kiln_conv2d_s8_params_t* p, const int8_t* xb, int32_t
   for (k = 0; k < 4; ++k) s[n_x * step + k] = 0;
 }
 
-kiln_status_t kiln_conv2d_s8_pk_strip(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed,
-                                      int8_t* y, int16_t* scratch) {
+static kiln_status_t pk_strip_conv(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed,
+                                   int8_t* y, int16_t* scratch, int nchw) {
   int32_t b, oy, n_x, row_len, col_step;
   kiln_s8_pk_t g;
   if (p == NULL || x == NULL || packed == NULL || y == NULL || scratch == NULL) return KILN_ERR_NULL_POINTER;
@@ -149,7 +170,7 @@ kiln_status_t kiln_conv2d_s8_pk_strip(const kiln_conv2d_s8_params_t* p, const in
     const int8_t* xb = x + (int64_t)b * p->in_h * p->in_w * p->in_c;
     int8_t* yp = y + (int64_t)b * p->out_h * p->out_w * p->out_c;
     for (oy = 0; oy < p->out_h; ++oy, yp += (int64_t)p->out_w * p->out_c) {
-      pk_strip(p, xb, oy, n_x, scratch);
+      pk_strip(p, xb, oy, n_x, scratch, nchw);
       if (p->out_c % 4 == 0) {
         kiln_s8_pk_columns(&g, scratch, p->out_w, yp);
       } else {
@@ -160,6 +181,16 @@ kiln_status_t kiln_conv2d_s8_pk_strip(const kiln_conv2d_s8_params_t* p, const in
     }
   }
   return KILN_OK;
+}
+
+kiln_status_t kiln_conv2d_s8_pk_strip(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed,
+                                      int8_t* y, int16_t* scratch) {
+  return pk_strip_conv(p, x, packed, y, scratch, 0);
+}
+
+kiln_status_t kiln_conv2d_s8_pk_strip_nchw(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int32_t* packed,
+                                           int8_t* y, int16_t* scratch) {
+  return pk_strip_conv(p, x, packed, y, scratch, 1);
 }
 
 kiln_status_t kiln_fully_connected_s8_pk(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
