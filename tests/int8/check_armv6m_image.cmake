@@ -4,18 +4,8 @@
 # which would execute Thumb-2 code silently, so this checks what that run cannot:
 # the only 32-bit encodings ARMv6-M has are BL, MRS, MSR, DMB, DSB and ISB.
 #   cmake -DKILN=<kiln> -DMODEL=<model> -DDATA=<dir> -DBOARD=<board> -DWORK=<dir> -DCACHE=<dir> -P check_armv6m_image.cmake
-file(REMOVE_RECURSE ${WORK})
-execute_process(COMMAND ${KILN} verify ${MODEL} --data ${DATA} --board ${BOARD} --work-dir ${WORK}
-                        --crt-cache ${CACHE} --timeout 120
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "kiln verify failed:\n${out}")
-endif()
-file(GLOB_RECURSE elfs ${WORK}/*.elf)
-list(LENGTH elfs n)
-if(NOT n EQUAL 1)
-  message(FATAL_ERROR "expected one firmware image under ${WORK}, found: ${elfs}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/verify_image.cmake)
+set(elfs ${elf})
 execute_process(COMMAND arm-none-eabi-objdump -d ${elfs} RESULT_VARIABLE rc OUTPUT_VARIABLE dis)
 if(NOT rc EQUAL 0 OR dis STREQUAL "")
   message(FATAL_ERROR "arm-none-eabi-objdump failed on ${elfs}")
