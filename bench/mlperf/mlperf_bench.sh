@@ -9,6 +9,9 @@
 #
 #   mlperf_bench.sh KILN DATA_DIR WORK_DIR [--qdq QDQ_DIR] [--write docs/performance.md]
 #
+# MLPERF_BOARDS="b1 b2" measures only those boards (a new board's rows, without
+# re-running the others; do not --write a partial table).
+#
 # QEMU counts instructions (-icount shift=0, SysTick), so the numbers are
 # deterministic and comparable across runs and machines.
 set -u
@@ -24,7 +27,7 @@ done
 BOARDS_DIR=$(cd "$(dirname "$0")/../../boards" && pwd)
 source "$(dirname "$0")/../bench_lib.sh"
 MODELS="kws_ref_model vww_96_int8 pretrainedResnet_quant ad01_int8"
-BOARDS="mps2-an386 mps2-an500 mps3-an547 mps2-an385"
+BOARDS=${MLPERF_BOARDS:-"mps2-an386 mps2-an500 mps3-an547 mps2-an505 mps2-an385 mps2-an385-m0plus"}
 declare -A LABEL=([kws_ref_model]=KWS [vww_96_int8]=VWW [pretrainedResnet_quant]=IC [ad01_int8]=AD)
 # Issue 13's instruction targets (M4 for every model, M55 for KWS).
 declare -A TARGET=([kws_ref_model.mps2-an386]=4000000 [vww_96_int8.mps2-an386]=8000000

@@ -1,6 +1,7 @@
-/* Startup for the Cortex-M4F of MPS2 AN386: the vector table, and a reset handler
- * that copies .data from flash, zeroes .bss, enables the FPU and calls main().
- * The symbols come from mps2_an386.ld. */
+/* Startup for the MPS2 cores (Cortex-M4F of AN386, Cortex-M33 of AN505, an ARMv6-M
+ * build): the vector table, and a reset handler that copies .data from flash,
+ * zeroes .bss, enables the FPU when the build uses one and calls main(). The
+ * symbols come from sections.ld. */
 #include <stdint.h>
 
 extern uint32_t __data_load, __data_start, __data_end, __bss_start, __bss_end, __stack_top;
@@ -26,9 +27,11 @@ void Reset_Handler(void) {
   uint32_t* dst;
   for (dst = &__data_start; dst < &__data_end;) *dst++ = *src++;
   for (dst = &__bss_start; dst < &__bss_end;) *dst++ = 0u;
+#if defined(__ARM_FP)
   /* CPACR: full access to CP10/CP11, the FPU the generated code uses (-mfloat-abi=hard). */
   *(volatile uint32_t*)0xE000ED88u |= 0xFu << 20;
   __asm__ volatile("dsb\n isb" ::: "memory");
+#endif
   exit_qemu(main());
 }
 

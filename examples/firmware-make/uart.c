@@ -1,9 +1,15 @@
-/* CMSDK APB UART0 of the MPS2 FPGA images (AN385/AN386/AN500) at 0x40004000:
- * DATA, STATE (bit 0: transmit buffer full), CTRL (bit 0: transmit enable) and
- * BAUDDIV. On QEMU, `-serial stdio` connects UART0 to the terminal. */
+/* CMSDK APB UART0 of the MPS2 FPGA images: DATA, STATE (bit 0: transmit buffer
+ * full), CTRL (bit 0: transmit enable) and BAUDDIV. At 0x40004000 on AN385/AN386/
+ * AN500 (the default), at 0x50200000 (the secure alias) on AN505; the Makefile
+ * passes the board's. On QEMU, `-serial stdio` connects UART0 to the terminal. */
 #include "uart.h"
 
+#ifndef UART0_BASE
 #define UART0_BASE 0x40004000u
+#endif
+#ifndef UART_CLOCK_HZ
+#define UART_CLOCK_HZ 25000000u
+#endif
 #define UART_DATA (*(volatile uint32_t*)(UART0_BASE + 0x00u))
 #define UART_STATE (*(volatile uint32_t*)(UART0_BASE + 0x04u))
 #define UART_CTRL (*(volatile uint32_t*)(UART0_BASE + 0x08u))
@@ -12,7 +18,7 @@
 #define UART_CTRL_TX_ENABLE 1u
 
 void uart_init(void) {
-  UART_BAUDDIV = 217u; /* 25 MHz / 115200 baud; the divider must be at least 16 */
+  UART_BAUDDIV = UART_CLOCK_HZ / 115200u; /* 217 at 25 MHz; the divider must be at least 16 */
   UART_CTRL = UART_CTRL_TX_ENABLE;
 }
 

@@ -1,17 +1,8 @@
 # Builds MODEL for mps2-an385 with `kiln verify` (which must pass) and fails when the
 # linked image contains a soft-float routine of the Arm EABI run-time library.
-file(REMOVE_RECURSE ${WORK})
-execute_process(COMMAND ${KILN} verify ${MODEL} --data ${DATA} --board mps2-an385 --work-dir ${WORK}
-                        --crt-cache ${CACHE} --timeout 120
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "kiln verify failed:\n${out}")
-endif()
-file(GLOB_RECURSE elfs ${WORK}/*.elf)
-list(LENGTH elfs n)
-if(NOT n EQUAL 1)
-  message(FATAL_ERROR "expected one firmware image under ${WORK}, found: ${elfs}")
-endif()
+set(BOARD mps2-an385)
+include(${CMAKE_CURRENT_LIST_DIR}/verify_image.cmake)
+set(elfs ${elf})
 execute_process(COMMAND arm-none-eabi-nm ${elfs} RESULT_VARIABLE rc OUTPUT_VARIABLE syms)
 if(NOT rc EQUAL 0 OR syms STREQUAL "")
   message(FATAL_ERROR "arm-none-eabi-nm failed on ${elfs}")

@@ -82,6 +82,20 @@ KILN_S8_INLINE int32_t kiln_s8_requant_short(int32_t acc, const kiln_s8_requant_
           : [rq] "r"(rq)
           : "memory");
   return acc;
+#elif KILN_S8_V6M
+  /* ARMv6-M has no 32x32 -> 64-bit multiply (the portable line below calls
+   * __aeabi_lmul): the same rounded high word of (acc * 2) * multiplier from four
+   * 16x16-bit products, each exact in 32 bits (|acc * 2| < 2^31 in the short
+   * form). With a = ah 2^16 + al, m = mh 2^16 + ml, the product plus 2^31 is
+   * (ah mh + mid1 >> 16 + mid2 >> 16) 2^32 + t 2^16 + (al ml mod 2^16), where the
+   * carry word t < 2^18. */
+  const int32_t a = acc * 2, m = rq->multiplier;
+  const int32_t ah = a >> 16, mh = m >> 16;
+  const uint32_t al = (uint32_t)a & 0xFFFFu, ml = (uint32_t)m & 0xFFFFu;
+  const int32_t mid1 = ah * (int32_t)ml, mid2 = (int32_t)al * mh;
+  const uint32_t t = ((al * ml) >> 16) + ((uint32_t)mid1 & 0xFFFFu) + ((uint32_t)mid2 & 0xFFFFu) + 0x8000u;
+  const int32_t x = ah * mh + (mid1 >> 16) + (mid2 >> 16) + (int32_t)(t >> 16);
+  return (x + (acc < 0 ? -1 : 0) + rq->round_offset) >> rq->exponent;
 #else
   const int32_t x = (int32_t)(((int64_t)acc * 2 * rq->multiplier + ((int64_t)1 << 31)) >> 32);
   return (x + (acc < 0 ? -1 : 0) + rq->round_offset) >> rq->exponent;
@@ -280,6 +294,43 @@ KILN_S8_INLINE const int16_t* kiln_s8_dot_1x4(const int16_t* col, const int16_t*
             : "cc", "memory");
 #undef KILN_S8_1X4_STEP
 #undef KILN_S8_1X4_OPERANDS
+#elif KILN_S8_V6M
+  /* Thumb-1 loads a halfword with a register offset only and has eight low
+   * registers, so GCC's code for the loop below forms offsets and spills (about 60
+   * instructions per tap pair). Here per tap pair: one LDM of the column's word,
+   * SXTH and ASRS to split it, two LDM of the four rows' words, and per row SXTH,
+   * ASRS, two MULS, ADDS and an ADD into its accumulator, which lives in a high
+   * register (29 instructions for 8 multiply-accumulates). The LDM destinations
+   * are pinned to ascending registers; row_len is a multiple of 4, so each pass of
+   * two tap pairs ends exactly at `end`. */
+  const int16_t* end = col + row_len;
+  register uint32_t t __asm__("r4");
+  register uint32_t u __asm__("r5");
+  uint32_t x0, x1, v;
+#define KILN_S8_V6M_ROW(wr, acc)       \
+  "sxth %[v], " wr "\n\t"             \
+  "asrs " wr ", " wr ", #16\n\t"       \
+  "muls %[v], %[x0], %[v]\n\t"        \
+  "muls " wr ", %[x1], " wr "\n\t"     \
+  "adds %[v], %[v], " wr "\n\t"       \
+  "add " acc ", " acc ", %[v]\n\t"
+#define KILN_S8_V6M_PAIR                                                              \
+  "ldmia %[c]!, {%[x1]}\n\t"                                                         \
+  "sxth %[x0], %[x1]\n\t"                                                            \
+  "asrs %[x1], %[x1], #16\n\t"                                                       \
+  "ldmia %[w]!, {%[t], %[u]}\n\t" KILN_S8_V6M_ROW("%[t]", "%[a0]") KILN_S8_V6M_ROW("%[u]", "%[a1]") \
+  "ldmia %[w]!, {%[t], %[u]}\n\t" KILN_S8_V6M_ROW("%[t]", "%[a2]") KILN_S8_V6M_ROW("%[u]", "%[a3]")
+  if (c != end)
+    __asm__(".syntax unified\n"
+            "1:\n\t" KILN_S8_V6M_PAIR KILN_S8_V6M_PAIR
+            "cmp %[c], %[end]\n\t"
+            "bne 1b"
+            : [a0] "+h"(a0), [a1] "+h"(a1), [a2] "+h"(a2), [a3] "+h"(a3), [c] "+l"(c), [w] "+l"(w),
+              [x0] "=&l"(x0), [x1] "=&l"(x1), [v] "=&l"(v), [t] "=&l"(t), [u] "=&l"(u)
+            : [end] "h"(end)
+            : "cc", "memory");
+#undef KILN_S8_V6M_ROW
+#undef KILN_S8_V6M_PAIR
 #else
   const int16_t* end = col + row_len;
   while (c < end) {

@@ -21,6 +21,15 @@
 #endif
 #endif
 
+/* ARMv6-M (Cortex-M0/M0+: Thumb-1, no DSP): the GEMM core's dot product is
+ * Thumb-1 assembly (requant_s8.h, kiln_s8_dot_1x4); everything else is the
+ * portable C. */
+#if defined(__ARM_ARCH_6M__) && defined(__GNUC__) && !defined(KILN_S8_PORTABLE)
+#define KILN_S8_V6M 1
+#else
+#define KILN_S8_V6M 0
+#endif
+
 /* Four int8 values as one word, at any alignment (one LDR / STR on Cortex-M3 and up). */
 static inline uint32_t kiln_s8_load4(const int8_t* p) {
   uint32_t v;
