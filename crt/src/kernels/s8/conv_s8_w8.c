@@ -2,7 +2,8 @@
  * Int8 Conv2D, int8-weight form (kiln_conv2d_s8_w8, layout in nn_s8.h): im2col
  * of one output pixel into an int8 column (conv_s8_w8.h), then each output
  * channel's dot product with its weight row plus the kernel bias. On MVE
- * (conv_s8_w8_mve.h) two pixels at a time, 16 taps per VMLADAVA.S8.
+ * (conv_s8_w8_mve.h) two pixels at a time, 16 taps per VMLADAVA.S8; on the DSP
+ * extension a block of four rows at a time (kiln_s8_w8_dot4, SXTB16 + SMLAD).
  */
 #include "conv_s8_w8.h"
 #include "conv_s8_w8_mve.h"
@@ -34,12 +35,23 @@ kiln_status_t kiln_conv2d_s8_w8(const kiln_conv2d_s8_params_t* p, const int8_t* 
       int8_t* yp = y + ((int64_t)b * n_pix + pix) * p->out_c;
       for (g = 0; g < p->groups; ++g) {
         kiln_conv_w8_column(p, xb, pix / p->out_w, pix % p->out_w, g, cin_g, row_len8, scratch);
+#if KILN_S8_DSP
+        for (oc = g * cout_g; oc < (g + 1) * cout_g; oc += 4) {
+          /* A block's rows past the group's last are zero rows (nn_s8.h). */
+          const int8_t* wblock = w + g * group_weights + (int64_t)((oc - g * cout_g) / 4) * 4 * row_len8;
+          int32_t sum[4], r;
+          kiln_s8_w8_dot4(wblock, scratch, taps, sum);
+          for (r = 0; r < 4 && oc + r < (g + 1) * cout_g; ++r)
+            yp[oc + r] = kiln_s8_output(kiln_s8_w8_acc(kernel_bias[oc + r], sum[r]), &rq[oc + r], &o);
+        }
+#else
         for (oc = g * cout_g; oc < (g + 1) * cout_g; ++oc) {
           const int32_t r = oc - g * cout_g;
           const int8_t* wblock = w + g * group_weights + (int64_t)(r / 4) * 4 * row_len8;
           const int32_t acc = kiln_s8_w8_acc(kernel_bias[oc], kiln_s8_w8_dot(wblock, r % 4, scratch, taps));
           yp[oc] = kiln_s8_output(acc, &rq[oc], &o);
         }
+#endif
       }
     }
   }

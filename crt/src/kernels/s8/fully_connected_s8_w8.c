@@ -2,7 +2,8 @@
  * Int8 fully connected layer, int8-weight form (kiln_fully_connected_s8_w8,
  * layout in nn_s8.h): each output is its weight row's dot product with the raw
  * input row plus the kernel bias. On MVE (fully_connected_s8_w8_mve.h) two rows
- * at a time, 16 taps per VMLADAVA.S8.
+ * at a time, 16 taps per VMLADAVA.S8; on the DSP extension a block of four
+ * outputs at a time (kiln_s8_w8_dot4, SXTB16 + SMLAD).
  */
 #include "s8_w8.h"
 #include "fully_connected_s8_w8_mve.h"
@@ -24,11 +25,22 @@ kiln_status_t kiln_fully_connected_s8_w8(const kiln_fully_connected_s8_params_t*
                       p->in_features);
   for (row = 0; row < p->rows; ++row) {
     const int8_t* xr = x + (int64_t)row * p->in_features;
+#if KILN_S8_DSP
+    for (oc = 0; oc < p->out_features; oc += 4) {
+      /* The last block's rows past out_features are zero rows (nn_s8.h). */
+      int32_t sum[4], r;
+      kiln_s8_w8_dot4(w + (int64_t)(oc / 4) * 4 * row_len8, xr, p->in_features, sum);
+      for (r = 0; r < 4 && oc + r < p->out_features; ++r)
+        y[(int64_t)row * p->out_features + oc + r] =
+            kiln_s8_output(kiln_s8_w8_acc(kernel_bias[oc + r], sum[r]), &rq[oc + r], &o);
+    }
+#else
     for (oc = 0; oc < p->out_features; ++oc) {
       const int8_t* wblock = w + (int64_t)(oc / 4) * 4 * row_len8;
       const int32_t acc = kiln_s8_w8_acc(kernel_bias[oc], kiln_s8_w8_dot(wblock, oc % 4, xr, p->in_features));
       y[(int64_t)row * p->out_features + oc] = kiln_s8_output(acc, &rq[oc], &o);
     }
+#endif
   }
   return KILN_OK;
 }
