@@ -13,6 +13,9 @@ kiln_status_t kiln_conv2d_s8_w8(const kiln_conv2d_s8_params_t* p, const int8_t* 
   int32_t b, g, pix, oc, cin_g, cout_g, taps, row_len8, n_pix;
   int64_t group_weights;
   kiln_s8_output_t o;
+#if KILN_S8_DSP
+  int form;
+#endif
   if (p == NULL || x == NULL || w == NULL || kernel_bias == NULL || rq == NULL || y == NULL || scratch == NULL)
     return KILN_ERR_NULL_POINTER;
   if (p->groups <= 0 || p->in_c % p->groups != 0 || p->out_c % p->groups != 0 || p->kernel_h <= 0 ||
@@ -29,6 +32,9 @@ kiln_status_t kiln_conv2d_s8_w8(const kiln_conv2d_s8_params_t* p, const int8_t* 
   group_weights = (int64_t)((cout_g + 3) / 4) * 4 * row_len8;
   n_pix = p->out_h * p->out_w;
   kiln_s8_output_init(&o, p->output_offset, p->act_min, p->act_max, rq, kernel_bias, p->out_c, taps);
+#if KILN_S8_DSP
+  form = KILN_S8_FORM(&o);
+#endif
   for (b = 0; b < p->batch; ++b) {
     const int8_t* xb = x + (int64_t)b * p->in_h * p->in_w * p->in_c;
     for (pix = 0; pix < n_pix; ++pix) {
@@ -39,10 +45,10 @@ kiln_status_t kiln_conv2d_s8_w8(const kiln_conv2d_s8_params_t* p, const int8_t* 
         for (oc = g * cout_g; oc < (g + 1) * cout_g; oc += 4) {
           /* A block's rows past the group's last are zero rows (nn_s8.h). */
           const int8_t* wblock = w + g * group_weights + (int64_t)((oc - g * cout_g) / 4) * 4 * row_len8;
-          int32_t sum[4], r;
+          const int32_t left = (g + 1) * cout_g - oc;
+          int32_t sum[4];
           kiln_s8_w8_dot4(wblock, scratch, taps, sum);
-          for (r = 0; r < 4 && oc + r < (g + 1) * cout_g; ++r)
-            yp[oc + r] = kiln_s8_output(kiln_s8_w8_acc(kernel_bias[oc + r], sum[r]), &rq[oc + r], &o);
+          kiln_s8_w8_store_any(yp + oc, sum, kernel_bias + oc, rq + oc, &o, left < 4 ? left : 4, form);
         }
 #else
         for (oc = g * cout_g; oc < (g + 1) * cout_g; ++oc) {

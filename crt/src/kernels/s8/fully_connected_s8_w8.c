@@ -28,11 +28,11 @@ kiln_status_t kiln_fully_connected_s8_w8(const kiln_fully_connected_s8_params_t*
 #if KILN_S8_DSP
     for (oc = 0; oc < p->out_features; oc += 4) {
       /* The last block's rows past out_features are zero rows (nn_s8.h). */
-      int32_t sum[4], r;
+      const int32_t left = p->out_features - oc;
+      int32_t sum[4];
       kiln_s8_w8_dot4(w + (int64_t)(oc / 4) * 4 * row_len8, xr, p->in_features, sum);
-      for (r = 0; r < 4 && oc + r < p->out_features; ++r)
-        y[(int64_t)row * p->out_features + oc + r] =
-            kiln_s8_output(kiln_s8_w8_acc(kernel_bias[oc + r], sum[r]), &rq[oc + r], &o);
+      kiln_s8_w8_store_any(y + (int64_t)row * p->out_features + oc, sum, kernel_bias + oc, rq + oc, &o,
+                           left < 4 ? left : 4, KILN_S8_FORM(&o));
     }
 #else
     for (oc = 0; oc < p->out_features; ++oc) {

@@ -18,39 +18,67 @@ static inline int32_t kiln_s8_w8_dot(const int8_t* wblock, int32_t r, const int8
 }
 
 #if KILN_S8_DSP
+/* Bytes 1 and 3 of v sign-extended into the halves of a word (SXTB16 with ROR #8:
+ * GCC does not fold the rotation into the instruction by itself). */
+static inline int16x2_t kiln_s8_sxtb16_ror8(uint32_t v) {
+  int16x2_t r;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
+  return r;
+}
+
+/* Four taps (one word of the column, split into even and odd lanes xe / xo) of
+ * the four rows of a block: each row's word at its 16-byte stride. */
+#define KILN_S8_W8_WORD(wk, xe, xo, s0, s1, s2, s3)                              \
+  do {                                                                           \
+    uint32_t w_;                                                                 \
+    w_ = kiln_s8_load4(wk);                                                      \
+    s0 = __smlad(__sxtb16((int8x4_t)w_), xe, s0);                                \
+    s0 = __smlad(kiln_s8_sxtb16_ror8(w_), xo, s0);                               \
+    w_ = kiln_s8_load4((wk) + 16);                                               \
+    s1 = __smlad(__sxtb16((int8x4_t)w_), xe, s1);                                \
+    s1 = __smlad(kiln_s8_sxtb16_ror8(w_), xo, s1);                               \
+    w_ = kiln_s8_load4((wk) + 32);                                               \
+    s2 = __smlad(__sxtb16((int8x4_t)w_), xe, s2);                                \
+    s2 = __smlad(kiln_s8_sxtb16_ror8(w_), xo, s2);                               \
+    w_ = kiln_s8_load4((wk) + 48);                                               \
+    s3 = __smlad(__sxtb16((int8x4_t)w_), xe, s3);                                \
+    s3 = __smlad(kiln_s8_sxtb16_ror8(w_), xo, s3);                               \
+  } while (0)
+
 /* The four rows of the block at wblock . col over `taps`, into sum[0..3], on the DSP
  * extension: a word of four int8 taps is split into its even and odd lanes
  * sign-extended to int16 (SXTB16, and SXTB16 of the word rotated by 8), and
  * SMLAD multiplies and adds both lanes; the column's word is loaded and split once
- * for the four rows. The compiler bounds the accumulator (it fits in int32), so
- * SMLAD's additions never overflow. Taps past the last whole word one at a time
- * (a fully connected layer's input row is not padded). */
+ * for the four rows. Whole 16-tap chunks (64 bytes of the block) four words at a
+ * time at fixed offsets, then the last chunk's whole words, then its bytes (a
+ * fully connected layer's input row is not padded). The compiler bounds the
+ * accumulator (it fits in int32), so SMLAD's additions never overflow. */
 static inline void kiln_s8_w8_dot4(const int8_t* wblock, const int8_t* col, int32_t taps, int32_t sum[4]) {
-  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, k;
-  for (k = 0; k + 4 <= taps; k += 4) {
-    const int8_t* wk = wblock + (k >> 4) * 64 + (k & 15);
-    const uint32_t x = kiln_s8_load4(col + k);
-    const int16x2_t xe = __sxtb16((int8x4_t)x), xo = __sxtb16((int8x4_t)kiln_s8_ror8(x));
-    uint32_t w = kiln_s8_load4(wk);
-    s0 = __smlad(__sxtb16((int8x4_t)w), xe, s0);
-    s0 = __smlad(__sxtb16((int8x4_t)kiln_s8_ror8(w)), xo, s0);
-    w = kiln_s8_load4(wk + 16);
-    s1 = __smlad(__sxtb16((int8x4_t)w), xe, s1);
-    s1 = __smlad(__sxtb16((int8x4_t)kiln_s8_ror8(w)), xo, s1);
-    w = kiln_s8_load4(wk + 32);
-    s2 = __smlad(__sxtb16((int8x4_t)w), xe, s2);
-    s2 = __smlad(__sxtb16((int8x4_t)kiln_s8_ror8(w)), xo, s2);
-    w = kiln_s8_load4(wk + 48);
-    s3 = __smlad(__sxtb16((int8x4_t)w), xe, s3);
-    s3 = __smlad(__sxtb16((int8x4_t)kiln_s8_ror8(w)), xo, s3);
+  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, k, j;
+  const int8_t* wc = wblock;
+  for (k = 0; k + 16 <= taps; k += 16, wc += 64, col += 16) {
+    for (j = 0; j < 16; j += 4) {
+      const uint32_t x = kiln_s8_load4(col + j);
+      const int16x2_t xe = __sxtb16((int8x4_t)x), xo = kiln_s8_sxtb16_ror8(x);
+      KILN_S8_W8_WORD(wc + j, xe, xo, s0, s1, s2, s3);
+    }
   }
-  for (; k < taps; ++k) {
-    const int8_t* wk = wblock + (k >> 4) * 64 + (k & 15);
-    const int32_t xv = col[k];
-    s0 += xv * wk[0], s1 += xv * wk[16], s2 += xv * wk[32], s3 += xv * wk[48];
+  for (j = 0; k + j + 4 <= taps; j += 4) {
+    const uint32_t x = kiln_s8_load4(col + j);
+    const int16x2_t xe = __sxtb16((int8x4_t)x), xo = kiln_s8_sxtb16_ror8(x);
+    KILN_S8_W8_WORD(wc + j, xe, xo, s0, s1, s2, s3);
+  }
+  for (; k + j < taps; ++j) {
+    const int32_t xv = col[j];
+    s0 += xv * wc[j], s1 += xv * wc[j + 16], s2 += xv * wc[j + 32], s3 += xv * wc[j + 48];
   }
   sum[0] = s0, sum[1] = s1, sum[2] = s2, sum[3] = s3;
 }
+
+/* The outputs of rows c .. c + n - 1 (n <= 4) from their sums: kernel bias added,
+ * requantized with `form` (KILN_S8_FORM, a constant where this is inlined). */
+KILN_S8_INLINE void kiln_s8_w8_store(int8_t* y, const int32_t sum[4], const int32_t* kernel_bias,
+                                     const kiln_s8_requant_t* rq, const kiln_s8_output_t* o, int32_t n, int form);
 #endif
 
 /* kernel_bias + sum with int32 wrap-around: the exact accumulator whenever it
@@ -59,5 +87,25 @@ static inline int32_t kiln_s8_w8_acc(int32_t kernel_bias, int32_t sum) {
   const uint32_t u = (uint32_t)kernel_bias + (uint32_t)sum;
   return u <= 0x7FFFFFFFu ? (int32_t)u : -(int32_t)(~u) - 1;
 }
+
+#if KILN_S8_DSP
+KILN_S8_INLINE void kiln_s8_w8_store(int8_t* y, const int32_t sum[4], const int32_t* kernel_bias,
+                                     const kiln_s8_requant_t* rq, const kiln_s8_output_t* o, int32_t n, int form) {
+  int32_t r;
+  for (r = 0; r < n; ++r) y[r] = kiln_s8_output_as(kiln_s8_w8_acc(kernel_bias[r], sum[r]), &rq[r], o, form);
+}
+
+/* kiln_s8_w8_store with its form a constant: one specialised copy per form. */
+static inline void kiln_s8_w8_store_any(int8_t* y, const int32_t sum[4], const int32_t* kernel_bias,
+                                        const kiln_s8_requant_t* rq, const kiln_s8_output_t* o, int32_t n,
+                                        int form) {
+  switch (form) {
+    case 3: kiln_s8_w8_store(y, sum, kernel_bias, rq, o, n, 3); break;
+    case 2: kiln_s8_w8_store(y, sum, kernel_bias, rq, o, n, 2); break;
+    case 1: kiln_s8_w8_store(y, sum, kernel_bias, rq, o, n, 1); break;
+    default: kiln_s8_w8_store(y, sum, kernel_bias, rq, o, n, 0); break;
+  }
+}
+#endif
 
 #endif /* KILN_S8_W8_H */
