@@ -8,9 +8,10 @@
 // are not emitted. Scratch: the im2col columns of two output pixels. For a target
 // with MVE (LoweringTarget::mve), Conv2D takes the int8-weight form instead
 // (kiln_conv2d_s8_w8: int8 rows in 16-tap chunks, the input offset folded into the
-// bias), half the flash of the int16 blocks. A depthwise layer of one input
-// channel and depth multiplier M > 1 is a Conv2D of M outputs and takes the Conv2D
-// forms (conv_form_of_depthwise).
+// bias), half the flash of the int16 blocks; so does any target for the layers a
+// sized parameter pool makes compact (LoweringTarget::compact_weights). A
+// depthwise layer of one input channel and depth multiplier M > 1 is a Conv2D of
+// M outputs and takes the Conv2D forms (conv_form_of_depthwise).
 #include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
 #include "lower/spatial.h"
@@ -92,8 +93,10 @@ KernelCall lower_s8_conv_rows(const Node& n, const LoweringTarget& target, const
   KernelCall k;
   k.params_type = "kiln_conv2d_s8_params_t";
   k.params_init = append_fields(geometry_fields(g), ".groups = " + std::to_string(groups) + ", " + s8_quant_fields(q));
-  if (target.mve) {
-    // int8 weights, the input offset folded into the bias (VMLADAVA.S8).
+  // On MVE the fastest form; elsewhere the compact one, when the parameter pool's
+  // size asks for it (LoweringTarget::compact_weights).
+  if (target.mve || target.compact_weights.count(&n)) {
+    // int8 weights, the input offset folded into the bias (VMLADAVA.S8, SMLAD).
     if (std::optional<ConstantPtr> kernel_bias = s8_kernel_bias(n, 2, w8, g.out_c, taps, -q.x_zero_point)) {
       k.constants.push_back(s8_weight_blocks_w8(w8, groups, g.out_c / groups, taps));
       k.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));

@@ -3,7 +3,8 @@
 // interleaved pairs (the kernel's read order), requant_scale becomes one
 // kiln_s8_requant_t per output; scratch holds two widened input rows. For a
 // target with MVE (LoweringTarget::mve), the int8-weight form instead
-// (kiln_fully_connected_s8_w8: int8 rows, the input offset folded into the bias).
+// (kiln_fully_connected_s8_w8: int8 rows, the input offset folded into the bias),
+// also the compact form of any target (LoweringTarget::compact_weights).
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "lower/ops/qnn_overlap.h"
@@ -38,8 +39,9 @@ KernelCall lower_qfully_connected_form(const Node& n, const LoweringTarget& targ
   kc.params_init = "{ .rows = " + std::to_string(rows) + ", .in_features = " + std::to_string(k) +
                    ", .out_features = " + std::to_string(nout) + ", " + s8_quant_fields(q) + " }";
   const std::vector<int64_t> w8 = s8_weights(n, 1);
-  if (target.mve) {
-    // int8 weights, the input offset folded into the bias (VMLADAVA.S8).
+  if (target.mve || target.compact_weights.count(&n)) {
+    // int8 weights, the input offset folded into the bias (VMLADAVA.S8, SMLAD): the
+    // fastest form on MVE, the compact one elsewhere (LoweringTarget::compact_weights).
     if (std::optional<ConstantPtr> kernel_bias = s8_kernel_bias(n, 2, w8, nout, k, -q.x_zero_point)) {
       kc.constants.push_back(s8_weight_blocks_w8(w8, 1, nout, k));
       kc.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
