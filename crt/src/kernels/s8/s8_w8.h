@@ -10,10 +10,14 @@
 
 #include "requant_s8.h"
 
-/* Row r of the block at wblock (16-tap chunks of four rows) . col over `taps`. */
+/* Row r of the block at wblock (16-tap chunks of four rows) . col over `taps`:
+ * chunk by chunk, so that a tap's weight is at a fixed offset from the chunk's. */
 static inline int32_t kiln_s8_w8_dot(const int8_t* wblock, int32_t r, const int8_t* col, int32_t taps) {
-  int32_t k, sum = 0;
-  for (k = 0; k < taps; ++k) sum += col[k] * wblock[(k / 16) * 64 + r * 16 + k % 16];
+  int32_t k, j, sum = 0;
+  const int8_t* wc = wblock + r * 16;
+  for (k = 0; k + 16 <= taps; k += 16, wc += 64, col += 16)
+    for (j = 0; j < 16; ++j) sum += col[j] * wc[j];
+  for (j = 0; k + j < taps; ++j) sum += col[j] * wc[j];
   return sum;
 }
 
