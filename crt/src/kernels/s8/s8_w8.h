@@ -92,6 +92,60 @@ static inline int32_t kiln_s8_w8_acc(int32_t kernel_bias, int32_t sum) {
   return u <= 0x7FFFFFFFu ? (int32_t)u : -(int32_t)(~u) - 1;
 }
 
+/* Where the int8-weight kernels take each channel's requantization from: the
+ * kiln_s8_requant_t array `rq`, or (the compact form, nn_s8.h) the records `qm` of
+ * two int32 {multiplier, shift} per channel, expanded on the way. */
+typedef struct {
+  const kiln_s8_requant_t* rq;
+  const int32_t* qm;
+  int32_t output_offset;
+} kiln_s8_w8_requant_src_t;
+
+/* The kiln_s8_requant_t of TFLite's (multiplier, shift) with this output offset:
+ * the same fields the compiler's table holds (nn_s8.h, kiln_s8_requant_t). */
+static inline void kiln_s8_requant_expand(int32_t multiplier, int32_t shift, int32_t output_offset,
+                                          kiln_s8_requant_t* rq) {
+  rq->multiplier = multiplier;
+  if (shift >= 0) {
+    rq->shift = 31 - shift;
+    rq->round_pos = rq->round_neg = (int64_t)1 << (30 - shift);
+    rq->exponent = 0;
+    rq->round_offset = 0;
+  } else {
+    const int32_t e = -shift;
+    rq->shift = 31 + e;
+    rq->round_pos = ((int64_t)1 << 30) + ((int64_t)1 << (30 + e));
+    rq->round_neg = rq->round_pos - ((int64_t)1 << 31);
+    rq->exponent = e;
+    rq->round_offset = e <= 22 ? (int32_t)(((int64_t)1 << (e - 1)) + (int64_t)output_offset * ((int64_t)1 << e)) : 0;
+  }
+}
+
+/* The requantization of channels oc .. oc + n - 1 (n <= 4): in place, or expanded
+ * into tmp. */
+static inline const kiln_s8_requant_t* kiln_s8_w8_rq(const kiln_s8_w8_requant_src_t* src, int32_t oc, int32_t n,
+                                                     kiln_s8_requant_t tmp[4]) {
+  int32_t r;
+  if (src->rq != NULL) return src->rq + oc;
+  for (r = 0; r < n; ++r) kiln_s8_requant_expand(src->qm[2 * (oc + r)], src->qm[2 * (oc + r) + 1], src->output_offset, &tmp[r]);
+  return tmp;
+}
+
+/* kiln_s8_output_init for either source (the short form's check channel by channel). */
+static inline void kiln_s8_w8_output_init(kiln_s8_output_t* o, const kiln_s8_w8_requant_src_t* src, int32_t act_min,
+                                          int32_t act_max, const int32_t* kernel_bias, int32_t channels,
+                                          int64_t taps) {
+  int32_t c;
+  kiln_s8_requant_t tmp[4];
+  if (src->rq != NULL) {
+    kiln_s8_output_init(o, src->output_offset, act_min, act_max, src->rq, kernel_bias, channels, taps);
+    return;
+  }
+  kiln_s8_output_init(o, src->output_offset, act_min, act_max, kiln_s8_w8_rq(src, 0, 1, tmp), kernel_bias, 1, taps);
+  for (c = 1; c < channels && o->short_form; ++c)
+    o->short_form = kiln_s8_short_form_ok(kiln_s8_w8_rq(src, c, 1, tmp), kernel_bias + c, 1, taps, src->output_offset);
+}
+
 #if KILN_S8_DSP
 KILN_S8_INLINE void kiln_s8_w8_store(int8_t* y, const int32_t sum[4], const int32_t* kernel_bias,
                                      const kiln_s8_requant_t* rq, const kiln_s8_output_t* o, int32_t n, int form) {
