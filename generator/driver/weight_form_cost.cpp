@@ -33,6 +33,8 @@ constexpr KernelRate kRates[] = {
     {"kiln_fully_connected_s8_pk", 1.30, 0.0},
     {"kiln_conv2d_s8_w8", 2.43, 11.90},
     {"kiln_fully_connected_s8_w8", 2.92, 11.98},
+    {"kiln_conv2d_s8_w8q", 2.43, 11.90},
+    {"kiln_fully_connected_s8_w8q", 2.92, 11.98},
     {"kiln_conv2d_s8", 3.66, 3.66},
     {"kiln_fully_connected_s8", 4.69, 4.69},
 };

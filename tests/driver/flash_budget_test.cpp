@@ -102,7 +102,7 @@ TEST(FlashBudgetKws, WithoutASizeTheFastestFormsStay) {
   auto c = kws_m4(std::nullopt);
   EXPECT_FALSE(c->budget.capacity);
   EXPECT_TRUE(c->options.target.compact_weights.empty());
-  EXPECT_EQ(kernels_named(c->state, "kiln_conv2d_s8_w8"), 0u);
+  EXPECT_EQ(kernels_named(c->state, "kiln_conv2d_s8_w8q"), 0u);
   EXPECT_EQ(flash_budget_summary(c->budget), "");
 }
 
@@ -121,11 +121,11 @@ TEST(FlashBudgetKws, APoolBelowTodaysParametersFitsWithCompactLayers) {
   EXPECT_GT(compact, 0u);
   EXPECT_LT(compact, c->budget.options.size());
   EXPECT_EQ(c->options.target.compact_weights.size(), compact);
-  EXPECT_EQ(kernels_named(c->state, "kiln_conv2d_s8_w8") + kernels_named(c->state, "kiln_fully_connected_s8_w8"),
+  EXPECT_EQ(kernels_named(c->state, "kiln_conv2d_s8_w8q") + kernels_named(c->state, "kiln_fully_connected_s8_w8q"),
             compact);
   const std::string summary = flash_budget_summary(c->budget);
   EXPECT_CONTAINS(summary, "parameter pool 'flash' of " + std::to_string(capacity) + " B");
-  EXPECT_CONTAINS(summary, ": compact kiln_conv2d_s8_w8, ");
+  EXPECT_CONTAINS(summary, ": compact kiln_conv2d_s8_w8q, ");
   EXPECT_CONTAINS(summary, ": fast kiln_");
 }
 

@@ -44,13 +44,17 @@ KernelCall lower_qfully_connected_form(const Node& n, const LoweringTarget& targ
     // fastest form on MVE, the compact one elsewhere (LoweringTarget::compact_weights).
     if (std::optional<ConstantPtr> kernel_bias = s8_kernel_bias(n, 2, w8, nout, k, -q.x_zero_point)) {
       kc.constants.push_back(s8_weight_blocks_w8(w8, 1, nout, k));
-      kc.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
+      // The compact form: 8-byte requantization records the kernel expands.
+      kc.constants.push_back(target.mve ? s8_requant_table(q.requant_scale, q.y_zero_point)
+                                        : s8_requant_records(q.requant_scale));
       kc.constants.push_back(*kernel_bias);
       kc.unread_inputs.push_back(1);
       if (n.input(2)) kc.unread_inputs.push_back(2);
       kc.scratch.push_back({"rows", uint64_t(pair * s8_row_len8(k)), 8});
-      kc.call = "kiln_fully_connected_s8_w8(&$params, $in0, $const0, $const2, (const kiln_s8_requant_t*)$const1, "
-                "$out0, (int8_t*)$scratch0)";
+      kc.call = target.mve ? "kiln_fully_connected_s8_w8(&$params, $in0, $const0, $const2, "
+                             "(const kiln_s8_requant_t*)$const1, $out0, (int8_t*)$scratch0)"
+                           : "kiln_fully_connected_s8_w8q(&$params, $in0, $const0, $const2, $const1, $out0, "
+                             "(int8_t*)$scratch0)";
       return kc;
     }
   }
@@ -82,7 +86,7 @@ KernelCall lower_qfully_connected(const Node& n, const LoweringTarget& target) {
   const Value *x = n.input(0), *y = n.outputs.at(0);
   S8Window w;
   w.in_h = w.out_h = x->shape[0], w.in_c = x->shape[1], w.out_c = y->shape[1];
-  const bool w8 = k.call.rfind("kiln_fully_connected_s8_w8(", 0) == 0;
+  const bool w8 = k.call.rfind("kiln_fully_connected_s8_w8", 0) == 0;  // w8 and the compact w8q
   add_s8_overlap(k, y->size_bytes(), s8_overlap_limit(w, w8 ? 2 : 1, w8), 16);
   return k;
 }
