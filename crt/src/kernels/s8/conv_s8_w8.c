@@ -43,14 +43,15 @@ static kiln_status_t conv_w8(const kiln_conv2d_s8_params_t* p, const int8_t* x, 
           const int32_t left = (g + 1) * cout_g - oc, n = left < 4 ? left : 4;
           int32_t sum[4];
           kiln_s8_w8_dot4(wblock, scratch, taps, sum);
-          kiln_s8_w8_store_any(yp + oc, sum, kernel_bias + oc, kiln_s8_w8_rq(src, oc, n, tmp), &o, n, form);
+          kiln_s8_w8_store_any(yp + oc, sum, kernel_bias + oc, kiln_s8_w8_rq(src, oc, n, tmp, form & 1), &o, n,
+                               form);
         }
 #else
         for (oc = g * cout_g; oc < (g + 1) * cout_g; ++oc) {
           const int32_t r = oc - g * cout_g;
           const int8_t* wblock = w + g * group_weights + (int64_t)(r / 4) * 4 * row_len8;
           const int32_t acc = kiln_s8_w8_acc(kernel_bias[oc], kiln_s8_w8_dot(wblock, r % 4, scratch, taps));
-          yp[oc] = kiln_s8_output(acc, kiln_s8_w8_rq(src, oc, 1, tmp), &o);
+          yp[oc] = kiln_s8_output(acc, kiln_s8_w8_rq(src, oc, 1, tmp, 0), &o);
         }
 #endif
       }

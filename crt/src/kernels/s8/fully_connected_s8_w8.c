@@ -27,13 +27,13 @@ static kiln_status_t fully_connected_w8(const kiln_fully_connected_s8_params_t* 
       int32_t sum[4];
       kiln_s8_w8_dot4(w + (int64_t)(oc / 4) * 4 * row_len8, xr, p->in_features, sum);
       kiln_s8_w8_store_any(y + (int64_t)row * p->out_features + oc, sum, kernel_bias + oc,
-                           kiln_s8_w8_rq(src, oc, n, tmp), &o, n, KILN_S8_FORM(&o));
+                           kiln_s8_w8_rq(src, oc, n, tmp, o.short_form), &o, n, KILN_S8_FORM(&o));
     }
 #else
     for (oc = 0; oc < p->out_features; ++oc) {
       const int8_t* wblock = w + (int64_t)(oc / 4) * 4 * row_len8;
       const int32_t acc = kiln_s8_w8_acc(kernel_bias[oc], kiln_s8_w8_dot(wblock, oc % 4, xr, p->in_features));
-      y[(int64_t)row * p->out_features + oc] = kiln_s8_output(acc, kiln_s8_w8_rq(src, oc, 1, tmp), &o);
+      y[(int64_t)row * p->out_features + oc] = kiln_s8_output(acc, kiln_s8_w8_rq(src, oc, 1, tmp, 0), &o);
     }
 #endif
   }

@@ -122,12 +122,25 @@ static inline void kiln_s8_requant_expand(int32_t multiplier, int32_t shift, int
 }
 
 /* The requantization of channels oc .. oc + n - 1 (n <= 4): in place, or expanded
- * into tmp. */
+ * into tmp. `short_form`: the caller requantizes with the short form, which reads
+ * only multiplier, round_offset and exponent (32-bit arithmetic, a few
+ * instructions a channel; the general form's 64-bit roundings cost more). */
 static inline const kiln_s8_requant_t* kiln_s8_w8_rq(const kiln_s8_w8_requant_src_t* src, int32_t oc, int32_t n,
-                                                     kiln_s8_requant_t tmp[4]) {
+                                                     kiln_s8_requant_t tmp[4], int short_form) {
   int32_t r;
+  const int32_t* qm = src->qm + 2 * oc;
   if (src->rq != NULL) return src->rq + oc;
-  for (r = 0; r < n; ++r) kiln_s8_requant_expand(src->qm[2 * (oc + r)], src->qm[2 * (oc + r) + 1], src->output_offset, &tmp[r]);
+  if (short_form) {
+    /* exponent e = -shift in [1, 22] (kiln_s8_short_form_ok checked every channel). */
+    for (r = 0; r < n; ++r) {
+      const int32_t e = -qm[2 * r + 1];
+      tmp[r].multiplier = qm[2 * r];
+      tmp[r].exponent = e;
+      tmp[r].round_offset = (int32_t)((1u << (e - 1)) + ((uint32_t)src->output_offset << e));
+    }
+    return tmp;
+  }
+  for (r = 0; r < n; ++r) kiln_s8_requant_expand(qm[2 * r], qm[2 * r + 1], src->output_offset, &tmp[r]);
   return tmp;
 }
 
@@ -141,9 +154,11 @@ static inline void kiln_s8_w8_output_init(kiln_s8_output_t* o, const kiln_s8_w8_
     kiln_s8_output_init(o, src->output_offset, act_min, act_max, src->rq, kernel_bias, channels, taps);
     return;
   }
-  kiln_s8_output_init(o, src->output_offset, act_min, act_max, kiln_s8_w8_rq(src, 0, 1, tmp), kernel_bias, 1, taps);
+  kiln_s8_output_init(o, src->output_offset, act_min, act_max, kiln_s8_w8_rq(src, 0, 1, tmp, 0), kernel_bias, 1,
+                      taps);
   for (c = 1; c < channels && o->short_form; ++c)
-    o->short_form = kiln_s8_short_form_ok(kiln_s8_w8_rq(src, c, 1, tmp), kernel_bias + c, 1, taps, src->output_offset);
+    o->short_form =
+        kiln_s8_short_form_ok(kiln_s8_w8_rq(src, c, 1, tmp, 0), kernel_bias + c, 1, taps, src->output_offset);
 }
 
 #if KILN_S8_DSP
