@@ -16,11 +16,12 @@ namespace {
 //     12,058,624; pw: KWS's four pointwise layers, 1,532,640 / 2,048,000; strip:
 //     the first layers of KWS and IC, 1,035,960 / 762,368; fully connected pk:
 //     KWS, 1,000 / 768. The compact forms with every layer compact (the smallest
-//     pool): conv w8 on KWS's five layers, 5,755,440 / 2,368,000; fully
-//     connected w8 on KWS, 2,240 / 768.
+//     pool): conv w8q on KWS's five layers, 6,437,680 / 2,368,000; fully
+//     connected w8q on KWS, 2,440 / 768.
 //   portable: mps2-an385 (Cortex-M3), KWS: int16 conv (kiln_conv2d_s8), 8,667,160 /
-//     2,368,000; int16 fully connected 3,600 / 768; conv w8 28,187,280 /
-//     2,368,000; fully connected w8 9,200 / 768.
+//     2,368,000; int16 fully connected 3,600 / 768; the compact forms at the
+//     smallest pool, conv w8q 17,325,600 / 2,368,000, fully connected w8q 5,360 /
+//     768.
 // The DSP-only forms (pk, pw, strip) are never chosen on the portable path.
 struct KernelRate {
   const char* kernel;
@@ -31,10 +32,8 @@ constexpr KernelRate kRates[] = {
     {"kiln_conv2d_s8_pw", 0.75, 0.0},
     {"kiln_conv2d_s8_pk_strip", 1.36, 0.0},
     {"kiln_fully_connected_s8_pk", 1.30, 0.0},
-    {"kiln_conv2d_s8_w8", 2.43, 11.90},
-    {"kiln_fully_connected_s8_w8", 2.92, 11.98},
-    {"kiln_conv2d_s8_w8q", 2.43, 11.90},
-    {"kiln_fully_connected_s8_w8q", 2.92, 11.98},
+    {"kiln_conv2d_s8_w8q", 2.72, 7.32},
+    {"kiln_fully_connected_s8_w8q", 3.18, 6.98},
     {"kiln_conv2d_s8", 3.66, 3.66},
     {"kiln_fully_connected_s8", 4.69, 4.69},
 };
