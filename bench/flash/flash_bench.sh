@@ -54,7 +54,7 @@ smallest() {
 }
 
 {
-  echo "| model | board | own constants B | pool | parameters B | instructions / inference | vs CMSIS-NN (M4) | outputs |"
+  echo "| model | board | own constants B | pool | parameters B | instructions / inference | CMSIS-NN instructions / these (M4) | outputs |"
   echo "|---|---|---|---|---|---|---|---|"
   for m in $MODELS; do
     for b in $BOARDS; do
@@ -68,7 +68,7 @@ smallest() {
         read -r instr par st <<< "$(run $m $b $cfg $size)"
         ratio="-"
         [ "$b" = mps2-an386 ] && [ "$instr" != "-" ] &&
-          ratio=$(awk -v a="$instr" -v c="${CMSIS_INSTR[$m]}" 'BEGIN{printf "%.2fx faster", c/a}')
+          ratio=$(awk -v a="$instr" -v c="${CMSIS_INSTR[$m]}" 'BEGIN{printf "%.2fx", c/a}')
         echo "| ${LABEL[$m]} | $b | ${OWN[$m]} | $what | $par | $(fmt_m "$instr") ($instr) | $ratio | $st |"
       done
     done
