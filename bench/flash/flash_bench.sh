@@ -10,16 +10,10 @@
 #   flash_bench.sh KILN DATA_DIR WORK_DIR [--boards "mps2-an386 mps3-an547"] [--write docs/performance.md]
 set -u
 KILN=$1; DATA=$2; WORK=$3; shift 3
-BOARDS="mps2-an386 mps3-an547"; WRITE=""
-while [ $# -gt 0 ]; do
-  case $1 in
-    --boards) BOARDS=$2; shift 2 ;;
-    --write) WRITE=$2; shift 2 ;;
-    *) echo "flash_bench: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
-BOARDS_DIR=$(cd "$(dirname "$0")/../../boards" && pwd)
 source "$(dirname "$0")/../bench_lib.sh"
+BOARDS="mps2-an386 mps3-an547"; WRITE=""
+bench_flags flash_bench "$@"
+BOARDS_DIR=$(cd "$(dirname "$0")/../../boards" && pwd)
 MODELS="kws_ref_model vww_96_int8 pretrainedResnet_quant ad01_int8"
 declare -A LABEL=([kws_ref_model]=KWS [vww_96_int8]=VWW [pretrainedResnet_quant]=IC [ad01_int8]=AD)
 # The model's own constant bytes (weights and biases as stored) and CMSIS-NN's

@@ -12,7 +12,9 @@
 
 /* The kernel after its checks, the requantization from either source. */
 static kiln_status_t fully_connected_w8(const kiln_fully_connected_s8_params_t* p, const int8_t* x, const int8_t* w,
-                                        const int32_t* kernel_bias, const kiln_s8_w8_requant_src_t* src, int8_t* y) {
+                                        const int32_t* kernel_bias, const kiln_s8_requant_t* rq, const int32_t* qm,
+                                        int8_t* y) {
+  const kiln_s8_w8_requant_src_t source = {rq, qm, p->output_offset}, *src = &source;
   int32_t row, oc, row_len8;
   kiln_s8_output_t o;
   kiln_s8_requant_t tmp[4];
@@ -53,23 +55,17 @@ static kiln_status_t fully_connected_w8_check(const kiln_fully_connected_s8_para
 kiln_status_t kiln_fully_connected_s8_w8(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
                                          const int8_t* w, const int32_t* kernel_bias, const kiln_s8_requant_t* rq,
                                          int8_t* y, int8_t* scratch) {
-  kiln_s8_w8_requant_src_t src;
   const kiln_status_t st = fully_connected_w8_check(p, x, w, kernel_bias, rq, y, scratch);
-  if (st != KILN_OK) return st;
 #if KILN_S8_MVE
-  return kiln_fully_connected_s8_w8_mve(p, x, w, kernel_bias, rq, y, scratch);
+  if (st == KILN_OK) return kiln_fully_connected_s8_w8_mve(p, x, w, kernel_bias, rq, y, scratch);
 #endif
-  src.rq = rq, src.qm = NULL, src.output_offset = p->output_offset;
-  return fully_connected_w8(p, x, w, kernel_bias, &src, y);
+  return st != KILN_OK ? st : fully_connected_w8(p, x, w, kernel_bias, rq, NULL, y);
 }
 
 /* The compact form (nn_s8.h): the portable or DSP loop on every target. */
 kiln_status_t kiln_fully_connected_s8_w8q(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
                                           const int8_t* w, const int32_t* kernel_bias, const int32_t* qm, int8_t* y,
                                           int8_t* scratch) {
-  kiln_s8_w8_requant_src_t src;
   const kiln_status_t st = fully_connected_w8_check(p, x, w, kernel_bias, qm, y, scratch);
-  if (st != KILN_OK) return st;
-  src.rq = NULL, src.qm = qm, src.output_offset = p->output_offset;
-  return fully_connected_w8(p, x, w, kernel_bias, &src, y);
+  return st != KILN_OK ? st : fully_connected_w8(p, x, w, kernel_bias, NULL, qm, y);
 }
