@@ -31,3 +31,17 @@ write_block() {
     $0 == e { skip = 0 }
     !skip { print }' "$file" > "$file.tmp" && mv "$file.tmp" "$file"
 }
+
+# bench_flags NAME ARGS...: the options after a script's positional arguments,
+# --boards "B1 B2" and --write FILE, into BOARDS and WRITE (their defaults set by
+# the caller); anything else stops the script naming NAME.
+bench_flags() {
+  local name=$1; shift
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --boards) BOARDS=$2; shift 2 ;;
+      --write) WRITE=$2; shift 2 ;;
+      *) echo "$name: unknown argument $1" >&2; exit 2 ;;
+    esac
+  done
+}

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "driver/flash_budget.h"
 #include "driver/memory_plan.h"
 #include "driver/memory_tuning.h"
 #include "driver/pipeline.h"
@@ -152,6 +153,7 @@ MemoryPlanOptions memory_plan_options(const CompileOptions& o) {
 struct CompileResults {
   const Graph& graph;
   const PipelineState& state;
+  const FlashBudget& flash;
   const TunedMemory& memory;
 };
 
@@ -173,6 +175,7 @@ void write_report(const CompileResults& r, const std::string& model_name, const 
   j["schedule"] = ops;
   j["schedule_search"] = schedule_report_json(r.state.schedule);
   j["memory_priority"] = r.memory.note;
+  if (r.flash.capacity) j["weight_forms"] = flash_budget_json(r.flash);
   write_text(o.report_path, j.dump(2) + "\n");
 }
 
@@ -184,6 +187,7 @@ void print_summary(const CompileResults& r, const std::string& model_name, const
   if (o.fold) std::cout << fold_report_summary(r.state.fold_report);
   std::cout << quant::qdq_report_summary(r.state.quant_report);
   std::cout << planner::plan_summary_text(r.memory.plan.problem, r.memory.plan.plan);
+  std::cout << flash_budget_summary(r.flash);
   std::cout << schedule_report_text(r.state.schedule);
   std::cout << "memory priority: " << r.memory.note << "; " << program.overlaps.size()
             << " outputs placed across their input\n";
@@ -209,19 +213,21 @@ CompiledModule emit(const CompileResults& r, const std::string& model_name, cons
   return module;
 }
 
-// Everything after import: the passes (driver/pipeline.h), memory planning under
+// Everything after import: the passes (driver/pipeline.h), the weight forms that
+// fit a sized parameter pool (driver/flash_budget.h), memory planning under
 // --memory-priority (driver/memory_tuning.h), emission. Writes the module, the
 // report and the memory map only when `write`.
 CompiledModule compile_graph(std::unique_ptr<Graph> graph, const std::string& model_name, const CompileOptions& o,
                              bool write) {
   const MemoryPriority priority = parse_memory_priority(o.memory_priority);
-  const PipelineOptions po = pipeline_options(o, initial_lowering_target(o.mcpu, priority));
+  PipelineOptions po = pipeline_options(o, initial_lowering_target(o.mcpu, priority));
   const MemoryPlanOptions mo = memory_plan_options(o);
   PipelineState state;
   state.graph = graph.get();
   run_pipeline(state, po);
+  const FlashBudget flash = fit_parameter_budget(state, &po, mo.pools);
   const TunedMemory memory = plan_memory_tuned(state, po, priority, mo);
-  const CompileResults results{*graph, state, memory};
+  const CompileResults results{*graph, state, flash, memory};
   CompiledModule module = emit(results, model_name, o, write);
   if (!write) return module;
   if (!o.report_path.empty()) write_report(results, model_name, o);

@@ -103,6 +103,12 @@ struct LoweringTarget {
   // workspace's peak take lean column tiles (a quarter of an output row) while the
   // others keep speed tiles (driver/memory_tuning.h decides, docs/memory-planning.md).
   std::set<const Node*> lean_tiles;
+  // A parameter pool with a size (--with-parameter-buffer "...;size=N"): the int8
+  // Conv2D / depthwise / fully connected layers that take their compact weight form
+  // (int8 weights as stored, kiln_conv2d_s8_w8 / kiln_fully_connected_s8_w8) instead
+  // of the widened fast forms, so that the parameters fit (driver/flash_budget.h
+  // decides, layer by layer). Empty: the fastest forms.
+  std::set<const Node*> compact_weights;
 };
 // The target features of an -mcpu value ("cortex-m55", "cortex-m85+nofp", ...;
 // "+nomve" turns MVE off, "+nodsp" the DSP extension; empty or unknown: none).

@@ -78,6 +78,13 @@ std::vector<int8_t> run_conv(const ConvCase& c, const std::vector<int8_t>& x, co
                               rq.data(), y8.data(), scratch8.data()),
             KILN_OK);
   EXPECT_EQ(y8, y) << "int8-weight form differs";
+  // The compact form (a sized parameter pool): 8-byte requantization records.
+  const kiln::ConstantPtr qm = kiln::s8_requant_records(q.scales);
+  std::vector<int8_t> yq(y.size(), int8_t(0x55));
+  EXPECT_EQ(kiln_conv2d_s8_w8q(&p, x.data(), reinterpret_cast<const int8_t*>(w8->data()), kernel_bias->data(),
+                               reinterpret_cast<const int32_t*>(qm->data()), yq.data(), scratch8.data()),
+            KILN_OK);
+  EXPECT_EQ(yq, y) << "compact int8-weight form differs";
   if (c.groups == 1) {
     // The same input in NCHW (a first conv reading the caller's layout) gives the same bytes.
     std::vector<int8_t> xn(x.size());

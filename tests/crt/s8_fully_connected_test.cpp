@@ -44,6 +44,14 @@ void check_fc(int rows, int k, int nout, std::mt19937& rng, bool with_bias = tru
                                        kernel_bias->data(), rq.data(), got8.data(), scratch8.data()),
             KILN_OK);
   EXPECT_EQ(got8, expected) << "int8-weight form, " << rows << "x" << k << " -> " << nout;
+  // The compact form (a sized parameter pool): 8-byte requantization records.
+  const kiln::ConstantPtr qm = kiln::s8_requant_records(q.scales);
+  std::vector<int8_t> gotq(expected.size(), int8_t(0x55));
+  ASSERT_EQ(kiln_fully_connected_s8_w8q(&p, x.data(), reinterpret_cast<const int8_t*>(w8->data()),
+                                        kernel_bias->data(), reinterpret_cast<const int32_t*>(qm->data()), gotq.data(),
+                                        scratch8.data()),
+            KILN_OK);
+  EXPECT_EQ(gotq, expected) << "compact int8-weight form, " << rows << "x" << k << " -> " << nout;
 }
 
 TEST(S8FullyConnected, OneRowLikeKwsClassifier) {

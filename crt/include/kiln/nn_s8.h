@@ -164,6 +164,21 @@ kiln_status_t kiln_fully_connected_s8_w8(const kiln_fully_connected_s8_params_t*
                                          int8_t* y, int8_t* scratch);
 
 /*
+ * The compact form of Conv2D and FullyConnected (the compiler emits it on targets
+ * without MVE for the layers a sized parameter pool needs small: docs/performance.md,
+ * "Flash as a budget"): the int8-weight form above, each channel's
+ * requantization given as TFLite's two int32 {multiplier, shift} (qm[2 * c],
+ * qm[2 * c + 1]; 8 bytes instead of kiln_s8_requant_t's 32), which the kernel
+ * expands into that record's fields. Same results as the int8-weight form.
+ */
+kiln_status_t kiln_conv2d_s8_w8q(const kiln_conv2d_s8_params_t* p, const int8_t* x, const int8_t* w,
+                                 const int32_t* kernel_bias, const int32_t* qm, int8_t* y, int8_t* scratch);
+
+kiln_status_t kiln_fully_connected_s8_w8q(const kiln_fully_connected_s8_params_t* p, const int8_t* x,
+                                          const int8_t* w, const int32_t* kernel_bias, const int32_t* qm, int8_t* y,
+                                          int8_t* scratch);
+
+/*
  * The packed form of Conv2D (groups 1) and FullyConnected for the DSP path (the
  * compiler emits it for Cortex-M4 / M7 / M33 when every output channel has the
  * short requantization of kiln_s8_requant_t (exponent in [1, 22] and |bias| +

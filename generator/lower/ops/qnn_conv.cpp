@@ -8,12 +8,15 @@
 // are not emitted. Scratch: the im2col columns of two output pixels. For a target
 // with MVE (LoweringTarget::mve), Conv2D takes the int8-weight form instead
 // (kiln_conv2d_s8_w8: int8 rows in 16-tap chunks, the input offset folded into the
-// bias), half the flash of the int16 blocks. A depthwise layer of one input
-// channel and depth multiplier M > 1 is a Conv2D of M outputs and takes the Conv2D
-// forms (conv_form_of_depthwise). A KilnQConv2D with input_nchw reads an NCHW input
-// (the caller's layout, absorbed by quant/boundary_layout.h) where that costs no
-// more than NHWC: the strip form on a DSP target, the int16-block form's NCHW entry
-// point without DSP or MVE; elsewhere the lowering refuses and the Transpose stays.
+// bias), half the flash of the int16 blocks; so does any target for the layers a
+// sized parameter pool makes compact (LoweringTarget::compact_weights). A
+// depthwise layer of one input channel and depth multiplier M > 1 is a Conv2D of
+// M outputs and takes the Conv2D forms (conv_form_of_depthwise). A KilnQConv2D
+// with input_nchw reads an NCHW input (the caller's layout, absorbed by
+// quant/boundary_layout.h) where that costs no more than NHWC: the strip form on a
+// DSP target, the int16-block form's NCHW entry point without DSP or MVE;
+// elsewhere (the int8-weight and compact forms among them) the lowering refuses
+// and the Transpose stays.
 #include "ir/kiln_ops.h"
 #include "lower/lower_util.h"
 #include "lower/spatial.h"
@@ -103,17 +106,22 @@ KernelCall lower_s8_conv_rows(const Node& n, const LoweringTarget& target, const
   KernelCall k;
   k.params_type = "kiln_conv2d_s8_params_t";
   k.params_init = append_fields(geometry_fields(g), ".groups = " + std::to_string(groups) + ", " + s8_quant_fields(q));
-  if (target.mve && !nchw) {
-    // int8 weights, the input offset folded into the bias (VMLADAVA.S8).
+  // On MVE the fastest form; elsewhere the compact one, when the parameter pool's
+  // size asks for it (LoweringTarget::compact_weights). Neither reads NCHW.
+  if ((target.mve || target.compact_weights.count(&n)) && !nchw) {
+    // int8 weights, the input offset folded into the bias (VMLADAVA.S8, SMLAD).
     if (std::optional<ConstantPtr> kernel_bias = s8_kernel_bias(n, 2, w8, g.out_c, taps, -q.x_zero_point)) {
       k.constants.push_back(s8_weight_blocks_w8(w8, groups, g.out_c / groups, taps));
-      k.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
+      // The compact form: 8-byte requantization records the kernel expands.
+      k.constants.push_back(target.mve ? s8_requant_table(q.requant_scale, q.y_zero_point)
+                                       : s8_requant_records(q.requant_scale));
       k.constants.push_back(*kernel_bias);
       k.unread_inputs.push_back(1);
       if (n.input(2)) k.unread_inputs.push_back(2);
       k.scratch.push_back({"im2col", uint64_t(2 * s8_row_len8(taps)), 8});
-      k.call = "kiln_conv2d_s8_w8(&$params, $in0, $const0, $const2, (const kiln_s8_requant_t*)$const1, $out0, "
-               "(int8_t*)$scratch0)";
+      k.call = target.mve ? "kiln_conv2d_s8_w8(&$params, $in0, $const0, $const2, (const kiln_s8_requant_t*)$const1, "
+                            "$out0, (int8_t*)$scratch0)"
+                          : "kiln_conv2d_s8_w8q(&$params, $in0, $const0, $const2, $const1, $out0, (int8_t*)$scratch0)";
       return k;
     }
   }
@@ -289,7 +297,7 @@ KernelCall lower_qconv2d(const Node& n, const LoweringTarget& target) {
   const Geometry2D g = conv_geometry(n, w->shape[1], w->shape[2]);
   // An NCHW input is read plane by plane, not pixel by pixel as the overlap assumes.
   if (g.n != 1 || ops::get_attrs<ops::QConv2D>(n).group != 1 || reads_nchw(n)) return k;
-  const bool w8 = k.call.rfind("kiln_conv2d_s8_w8(", 0) == 0;
+  const bool w8 = k.call.rfind("kiln_conv2d_s8_w8", 0) == 0;  // w8 and the compact w8q
   const bool direct = w8 && g.kernel_h == 1 && g.kernel_w == 1 && g.in_c % 16 == 0 && g.pads[0] == 0 &&
                       g.pads[1] == 0 && (g.out_h - 1) * g.strides[0] < g.in_h && (g.out_w - 1) * g.strides[1] < g.in_w;
   add_s8_overlap(k, n.outputs[0]->size_bytes(), s8_overlap_limit(s8_window(g), direct ? 2 : 1, direct), 16);

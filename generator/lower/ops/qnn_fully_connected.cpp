@@ -3,7 +3,8 @@
 // interleaved pairs (the kernel's read order), requant_scale becomes one
 // kiln_s8_requant_t per output; scratch holds two widened input rows. For a
 // target with MVE (LoweringTarget::mve), the int8-weight form instead
-// (kiln_fully_connected_s8_w8: int8 rows, the input offset folded into the bias).
+// (kiln_fully_connected_s8_w8: int8 rows, the input offset folded into the bias),
+// also the compact form of any target (LoweringTarget::compact_weights).
 #include "lower/lower_util.h"
 #include "lower/ops/ops.h"
 #include "lower/ops/qnn_overlap.h"
@@ -38,17 +39,22 @@ KernelCall lower_qfully_connected_form(const Node& n, const LoweringTarget& targ
   kc.params_init = "{ .rows = " + std::to_string(rows) + ", .in_features = " + std::to_string(k) +
                    ", .out_features = " + std::to_string(nout) + ", " + s8_quant_fields(q) + " }";
   const std::vector<int64_t> w8 = s8_weights(n, 1);
-  if (target.mve) {
-    // int8 weights, the input offset folded into the bias (VMLADAVA.S8).
+  if (target.mve || target.compact_weights.count(&n)) {
+    // int8 weights, the input offset folded into the bias (VMLADAVA.S8, SMLAD): the
+    // fastest form on MVE, the compact one elsewhere (LoweringTarget::compact_weights).
     if (std::optional<ConstantPtr> kernel_bias = s8_kernel_bias(n, 2, w8, nout, k, -q.x_zero_point)) {
       kc.constants.push_back(s8_weight_blocks_w8(w8, 1, nout, k));
-      kc.constants.push_back(s8_requant_table(q.requant_scale, q.y_zero_point));
+      // The compact form: 8-byte requantization records the kernel expands.
+      kc.constants.push_back(target.mve ? s8_requant_table(q.requant_scale, q.y_zero_point)
+                                        : s8_requant_records(q.requant_scale));
       kc.constants.push_back(*kernel_bias);
       kc.unread_inputs.push_back(1);
       if (n.input(2)) kc.unread_inputs.push_back(2);
       kc.scratch.push_back({"rows", uint64_t(pair * s8_row_len8(k)), 8});
-      kc.call = "kiln_fully_connected_s8_w8(&$params, $in0, $const0, $const2, (const kiln_s8_requant_t*)$const1, "
-                "$out0, (int8_t*)$scratch0)";
+      kc.call = target.mve ? "kiln_fully_connected_s8_w8(&$params, $in0, $const0, $const2, "
+                             "(const kiln_s8_requant_t*)$const1, $out0, (int8_t*)$scratch0)"
+                           : "kiln_fully_connected_s8_w8q(&$params, $in0, $const0, $const2, $const1, $out0, "
+                             "(int8_t*)$scratch0)";
       return kc;
     }
   }
@@ -80,7 +86,7 @@ KernelCall lower_qfully_connected(const Node& n, const LoweringTarget& target) {
   const Value *x = n.input(0), *y = n.outputs.at(0);
   S8Window w;
   w.in_h = w.out_h = x->shape[0], w.in_c = x->shape[1], w.out_c = y->shape[1];
-  const bool w8 = k.call.rfind("kiln_fully_connected_s8_w8(", 0) == 0;
+  const bool w8 = k.call.rfind("kiln_fully_connected_s8_w8", 0) == 0;  // w8 and the compact w8q
   add_s8_overlap(k, y->size_bytes(), s8_overlap_limit(w, w8 ? 2 : 1, w8), 16);
   return k;
 }

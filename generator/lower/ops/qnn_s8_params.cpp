@@ -72,6 +72,16 @@ ConstantPtr s8_requant_table(const std::vector<double>& scales, int64_t y_zero_p
   return Constant::from_bytes(DType::UInt8, {count}, std::move(bytes));
 }
 
+ConstantPtr s8_requant_records(const std::vector<double>& scales) {
+  std::vector<uint8_t> bytes;
+  for (double s : scales) {
+    const quant::QuantizedMultiplier qm = quant::quantize_multiplier(s);
+    put_le(bytes, uint64_t(uint32_t(qm.multiplier)), 4);
+    put_le(bytes, uint64_t(uint32_t(qm.shift)), 4);
+  }
+  return Constant::from_bytes(DType::Int32, {int64_t(scales.size()) * 2}, std::move(bytes));
+}
+
 int64_t s8_row_len(int64_t taps) { return (taps + 3) / 4 * 4; }
 
 ConstantPtr s8_weight_blocks(const std::vector<int64_t>& w, int64_t groups, int64_t rows_per_group, int64_t taps) {

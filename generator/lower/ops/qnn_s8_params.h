@@ -30,6 +30,9 @@ std::string s8_quant_fields(const S8Quant& q);
 // kiln_s8_requant_t per channel, as little-endian bytes (32 per channel); the
 // short form carries the output zero point (round_offset, nn_s8.h).
 ConstantPtr s8_requant_table(const std::vector<double>& scales, int64_t y_zero_point);
+// The compact form's records (kiln_conv2d_s8_w8q, nn_s8.h): TFLite's multiplier and
+// shift per channel, int32 [2 * channels], 8 bytes where the table above has 32.
+ConstantPtr s8_requant_records(const std::vector<double>& scales);
 
 // int16 weight blocks: `groups` groups of `rows_per_group` rows of `taps` int8 values
 // each (row r of group g at w[(g * rows_per_group + r) * taps + k]), each group in
