@@ -48,8 +48,9 @@ run() {
       --data "$DATA/$model/test_data_set_2" --board "$board" --crt-cache "$WORK/crt-cache" \
       --with-workspace-buffer "name=sram" --with-parameter-buffer "name=flash" \
       --timeout 600 $( [ "$fmt" = qdq ] && echo "--int-tolerance 1" ) > "$log" 2>&1
+  local rc=$?  # before any other command: `local` itself sets $? to 0
   local med ws lb par st
-  read -r med ws lb par st <<< "$(verify_summary "$log" $?)"
+  read -r med ws lb par st <<< "$(verify_summary "$log" $rc)"
   # The same model and board without partial reuse (docs/memory-planning.md).
   # (kiln verify takes the CPU from the board's -mcpu flag; compile needs it given.)
   local mcpu=$(grep -o '"-mcpu=[^"]*"' "$BOARDS_DIR/$board/board.json" | head -1 | tr -d '"' | sed 's/^-mcpu=//')
