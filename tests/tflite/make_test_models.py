@@ -864,7 +864,7 @@ def write_stream_model(name, model, frames, outs, out_names):
     write_float_model(name, model, list(zip(frames, outs)), ("frame", out_names))
     flat_in = [f.reshape(-1) for f in frames]
     flat_out = [__import__("numpy").concatenate([o.reshape(-1) for o in ys]) for ys in outs]
-    fmt = lambda v: ", ".join("%.9gf" % float(x) for x in v)
+    fmt = lambda v: ", ".join("%.9ef" % float(x) for x in v)
     lines = ["/* Written by tests/tflite/make_test_models.py: the frames of %s.tflite and the" % name,
              " * outputs after each, the state carried from run to run. */",
              "#define STREAM_FRAMES %du" % len(frames),

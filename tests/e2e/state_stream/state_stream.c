@@ -40,7 +40,7 @@ static void say_int(int64_t v) {
  * naming the first difference unless `quiet`. */
 static int run_and_check(uint32_t frame, uint32_t expected, const char* what, int quiet) {
   const void* ins[1];
-  void* outs[MAX_OUTPUTS];
+  void* outs[MAX_OUTPUTS] = {NULL, NULL, NULL, NULL};
   uint32_t o, i, at = 0;
   kiln_status_t status;
   ins[0] = stream_inputs[frame];
