@@ -200,6 +200,22 @@ class Emitter {
       throw std::logic_error("emitter: the states are not the last graph inputs");
   }
 
+  // An internal pool holding state whose initial value is not all zeros starts
+  // with it (a C initializer, in hex rows), so the first run needs no reset; ""
+  // when the zeroed array is that already.
+  std::string state_image(size_t p) const {
+    std::vector<uint8_t> image(plan_.pools[p].size_bytes, 0);
+    for (const auto& b : prog_.buffers)
+      if (b.kind == BufferKind::State && plan_.buffer_pool[size_t(b.id)] == int(p) && b.size_bytes)
+        b.constant->write_bytes(image.data() + plan_.buffer_offset[size_t(b.id)]);
+    if (std::all_of(image.begin(), image.end(), [](uint8_t x) { return x == 0; })) return "";
+    std::ostringstream out;
+    HexArrayWriter hex(out);
+    hex.bytes(image.data(), image.size());
+    hex.finish();
+    return out.str();
+  }
+
   // The state kept between runs (ir/graph.h): per state its size macro, place and
   // how kiln_<mod>_reset() restores it (a fill with one byte, or a copy of an
   // image), and the pools holding state, for reset's pointers.
@@ -401,6 +417,8 @@ class Emitter {
           o["user_index"] = std::to_string(user_w++);
           user_ws.push_back(o);
         } else {
+          const std::string image = state_image(p);
+          if (!image.empty()) o["init"] = image;
           internal_ws.push_back(o);
         }
         ws.push_back(o);
