@@ -815,6 +815,27 @@ def float_accumulator():
     return fm.m, frames, outs, ["half_sum", "frames"]
 
 
+def int8_delay_line():
+    """An int8 resource variable (zero point -5) as a one-frame delay: each run outputs
+    the frame before; the first run outputs the variable's reset value, the zero
+    point in every byte, as TFLite Micro resets int8 variables."""
+    import numpy as np
+    rng = np.random.default_rng(34)
+    fm = FloatModel()
+    x = fm.tensor("frame", [1, 4], ttype=TT.INT8)
+    y = fm.tensor("previous", [1, 4], ttype=TT.INT8)
+    for t in (x, y):
+        fm.m["tensors"][t].update(scale=[0.1], zero_point=[-5])
+    h = fm.tensor("delay_handle", [], ttype=TT.RESOURCE)
+    fm.op(OP.VAR_HANDLE, [], [h], BO.VarHandleOptions, var_handle_options("delay"))
+    fm.op(OP.READ_VARIABLE, [h], [y])
+    fm.op(OP.ASSIGN_VARIABLE, [h, x], [])
+    fm.m["inputs"], fm.m["outputs"] = [x], [y]
+    frames = [rng.integers(-128, 128, (1, 4)).astype(np.int8) for _ in range(STREAM_FRAMES)]
+    outs = [np.full((1, 4), -5, np.int8)] + frames[:-1]
+    return fm.m, list(zip(frames, outs)), ("frame", "previous")
+
+
 def float_lstm_stream():
     """UNIDIRECTIONAL_SEQUENCE_LSTM over one time step per run, its hidden and cell
     state (variables) carried from run to run, time major, no peepholes."""
@@ -1447,6 +1468,7 @@ def main():
     write_float_model("float_lstm", *float_lstm())
     write_stream_model("float_accumulator", *float_accumulator())
     write_stream_model("float_lstm_stream", *float_lstm_stream())
+    write_float_model("int8_delay_line", *int8_delay_line())
     write_float_model("float_resize_matmul", *float_resize_matmul())
     write_float_model("int8_ops", *int8_ops())
     write_float_model("float_misc", *float_misc())
