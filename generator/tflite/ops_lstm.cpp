@@ -10,7 +10,7 @@
 // assigned back to them, as TFLite's kernel updates them in place. A state input
 // that is not a variable is read as it is (a model input, a constant). The int8
 // form's KilnQLstm has no state operands: it starts every run from zero state, as
-// TFLite does after ResetVariableTensors (the compile summary says so).
+// TFLite does after ResetVariableTensors (the user guide says so).
 // Float, not supported (a clear error): CIFG (no input gate), projection, layer
 // normalization, cell/projection clipping, activations other than TANH and RELU.
 // Int8 follows TFLite Micro's kernel, which has no peepholes, projection, layer
