@@ -22,6 +22,7 @@ const char* buffer_kind_name(BufferKind k) {
     case BufferKind::Input: return "input";
     case BufferKind::Output: return "output";
     case BufferKind::Constant: return "constant";
+    case BufferKind::State: return "state";
   }
   return "?";
 }
@@ -37,6 +38,10 @@ namespace kiln::bufferize_internal {
 BufferizedProgram Bufferizer::run() {
   for (size_t k = 0; k < g_.inputs.size(); ++k) {
     const Value* v = g_.inputs[k];
+    if (const StateVariable* s = g_.state_of_input(k)) {
+      bind(v, {state_buffer(*s), 0});  // state.cpp
+      continue;
+    }
     int b = new_buffer(v->name, BufferKind::Input, v->size_bytes(), "graph input");
     prog_.buffers[size_t(b)].io_index = int(k);
     bind(v, {b, 0});
@@ -44,6 +49,7 @@ BufferizedProgram Bufferizer::run() {
   analyse();
   for (const auto& n : g_.nodes) lower(*n);
   bind_outputs();
+  write_back_states();
   compute_buffer_liveness(prog_);
   return std::move(prog_);
 }
@@ -108,6 +114,7 @@ void Bufferizer::analyse() {
     for (const Value* v = o; v && v->producer && calls_[v->producer].alias_input >= 0;)
       feeds_output_.insert(v = v->producer->input(size_t(calls_[v->producer].alias_input)));
   placements_ = plan_placements(g_, calls_, guards_, opt_);
+  find_state_feeds();  // state.cpp
 }
 
 void Bufferizer::lower(const Node& n) {
@@ -180,6 +187,11 @@ void Bufferizer::lower_outputs(const Node& n, KernelCall& call, ScheduledOp& op)
       bind(v, r);
       continue;
     }
+    if (BufferRef r = state_slot(n, call, op, v); r.buffer >= 0) {  // the state's end value, in its buffer
+      op.outputs.push_back(r);
+      bind(v, r);
+      continue;
+    }
     int b = -1;
     if (v->is_graph_output) b = claim_output_buffer(v);
     if (b < 0 && v == n.outputs[0]) {
@@ -228,7 +240,7 @@ void Bufferizer::lower_scratch_guards_and_loop(const Node& n, const KernelCall& 
 // The producer of a graph output writes straight into the caller's buffer.
 int Bufferizer::claim_output_buffer(const Value* v) {
   for (size_t k = 0; k < g_.outputs.size(); ++k) {
-    if (g_.outputs[k] != v || claimed_.count(int(k))) continue;
+    if (g_.outputs[k] != v || claimed_.count(int(k)) || g_.state_of_output(k)) continue;
     claimed_.insert(int(k));
     int b = new_buffer(v->name, BufferKind::Output, v->size_bytes(), "graph output");
     prog_.buffers[size_t(b)].io_index = int(k);

@@ -13,7 +13,11 @@
 // output's producer writes straight into the caller's output buffer; graph inputs
 // are never written. Copies are inserted only where aliasing would be wrong (an
 // output that is a graph input, a constant, or a value returned twice), and each is
-// listed in `copies`. The result is the schedule the planner and emitter work from.
+// listed in `copies`. A state's start value and end value (ir/graph.h,
+// StateVariable) share one State buffer: the end value is computed straight into
+// it when every read of the start value comes before (or, in place, at) its
+// producer, else copied there after the last operator. The result is the schedule
+// the planner and emitter work from.
 #pragma once
 
 #include <map>
@@ -26,7 +30,9 @@
 
 namespace kiln {
 
-enum class BufferKind { Activation, Scratch, Input, Output, Constant };
+// State: a StateVariable's bytes (ir/graph.h), kept between runs: live for the
+// whole run, never reused by anything else, filled by kiln_<module>_reset().
+enum class BufferKind { Activation, Scratch, Input, Output, Constant, State };
 
 struct Buffer {
   int id = 0;
@@ -37,8 +43,8 @@ struct Buffer {
   int64_t first = 0;  // live interval [first, last) in schedule steps
   int64_t last = 0;
   std::string origin;        // producing op ("Conv 'conv1'"), or "graph input" / "initializer"
-  int io_index = -1;         // index in graph inputs/outputs for Input/Output buffers
-  ConstantPtr constant;      // for Constant buffers
+  int io_index = -1;         // index in graph inputs/outputs for Input/Output buffers, in Graph::states for State
+  ConstantPtr constant;      // for Constant buffers; a State buffer's value after reset
   // (OpGuard::group, when) pairs that hold for every op touching this buffer
   // (reading, writing, or testing it as a condition): no run with that condition
   // the other way uses it, so the planner may share its bytes with such a run's

@@ -95,7 +95,7 @@ void Bufferizer::lower_loop_end(const Node& n, ScheduledOp& op) {
 // is needed (an input, a constant, an offset view, a value returned twice).
 void Bufferizer::bind_outputs() {
   for (size_t k = 0; k < g_.outputs.size(); ++k) {
-    if (claimed_.count(int(k))) continue;
+    if (claimed_.count(int(k)) || g_.state_of_output(k)) continue;  // a state's end value: state.cpp
     const Value* v = g_.outputs[k];
     auto it = where_.find(v);
     if (it == where_.end() && v->is_constant()) {
@@ -119,6 +119,7 @@ void Bufferizer::bind_outputs() {
     switch (sb.kind) {
       case BufferKind::Input: why = "it is the graph input '" + sb.name + "'"; break;
       case BufferKind::Constant: why = "it is a constant"; break;
+      case BufferKind::State: why = "it is the state '" + sb.name + "'"; break;
       case BufferKind::Output: why = "the same value is also the graph output '" + sb.name + "'"; break;
       default: why = "it is a view at an offset into '" + sb.name + "'"; break;
     }

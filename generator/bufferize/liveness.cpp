@@ -155,8 +155,9 @@ void compute_buffer_liveness(BufferizedProgram& prog) {
   extend_over_loop_regions(prog);
   record_branch_sides(prog);
   for (auto& b : prog.buffers) {
-    // Caller-owned and constant memory exists for the whole run.
-    if (b.kind == BufferKind::Input || b.kind == BufferKind::Output || b.kind == BufferKind::Constant) {
+    // Caller-owned, constant and state memory exists for the whole run.
+    if (b.kind == BufferKind::Input || b.kind == BufferKind::Output || b.kind == BufferKind::Constant ||
+        b.kind == BufferKind::State) {
       b.first = 0;
       b.last = std::max<int64_t>(steps, 1);
     }

@@ -18,6 +18,7 @@ planner::BufferKind planner_kind(BufferKind k) {
     case BufferKind::Input: return planner::BufferKind::Input;
     case BufferKind::Output: return planner::BufferKind::Output;
     case BufferKind::Constant: return planner::BufferKind::Constant;
+    case BufferKind::State: return planner::BufferKind::State;
   }
   return planner::BufferKind::Activation;
 }
@@ -44,17 +45,49 @@ std::pair<int64_t, int64_t> io_interval(const BufferizedProgram& program, const 
   return {first < 0 ? end - 1 : first, end};
 }
 
+constexpr const char* kStatePool = "state";
+
+bool state_pool_needed(const BufferizedProgram& program) {
+  return std::any_of(program.buffers.begin(), program.buffers.end(),
+                     [](const Buffer& b) { return b.kind == BufferKind::State; });
+}
+
+// State kept between runs lives in the workspace pool named "state": the user's
+// (--with-workspace-buffer "name=state;..."), else an internal one added here. It
+// is a pool of its own (nothing else goes there unless --pin puts it there)
+// because the other workspace pools are scratch: the caller may share them with
+// other models between runs. When the user's only workspace pool is "state", the
+// other buffers get an internal pool.
+void add_state_pools(const BufferizedProgram& program, std::vector<planner::Pool>* pools) {
+  if (!state_pool_needed(program)) return;
+  bool state = false, other = false;
+  for (const auto& p : *pools)
+    if (p.kind == planner::PoolKind::Workspace) (p.name == kStatePool ? state : other) = true;
+  for (const char* name : {kStatePool, "internal"}) {
+    if (std::string(name) == kStatePool ? state : other) continue;
+    planner::Pool p;
+    p.name = name;
+    p.kind = planner::PoolKind::Workspace;
+    p.is_user = false;
+    pools->push_back(p);
+  }
+}
+
 }  // namespace
 
 MemoryPlan plan_program_memory(const BufferizedProgram& program, const MemoryPlanOptions& options) {
   MemoryPlan mp;
   mp.problem.pools = options.pools;
+  add_state_pools(program, &mp.problem.pools);
   std::vector<planner::PinRule> pins;
   for (const auto& p : options.pins) pins.push_back(planner::resolve_pin(p, mp.problem.pools));
 
-  std::vector<int> workspace_pools, parameter_pools;
-  for (size_t i = 0; i < mp.problem.pools.size(); ++i)
-    (mp.problem.pools[i].kind == planner::PoolKind::Workspace ? workspace_pools : parameter_pools).push_back(int(i));
+  std::vector<int> workspace_pools, parameter_pools, state_pools;
+  for (size_t i = 0; i < mp.problem.pools.size(); ++i) {
+    const auto& pool = mp.problem.pools[i];
+    if (pool.kind == planner::PoolKind::Parameter) parameter_pools.push_back(int(i));
+    else (pool.name == kStatePool && state_pool_needed(program) ? state_pools : workspace_pools).push_back(int(i));
+  }
 
   mp.emit.buffer_pool.assign(program.buffers.size(), -1);
   mp.emit.buffer_offset.assign(program.buffers.size(), 0);
@@ -73,7 +106,9 @@ MemoryPlan plan_program_memory(const BufferizedProgram& program, const MemoryPla
     info.kind = planner_kind(b.kind);
     // The two arms of a run-time If: sides 1 (then) and 2 (else) of the condition's group.
     for (const auto& [group, when] : b.only_when) info.exclusive.push_back({group, when ? 1 : 2});
-    info.pool_candidates = b.kind == BufferKind::Constant ? parameter_pools : workspace_pools;
+    info.pool_candidates = b.kind == BufferKind::Constant ? parameter_pools
+                           : b.kind == BufferKind::State  ? state_pools
+                                                          : workspace_pools;
     for (const auto& pin : pins) planner::apply_pin(pin, &info, mp.problem.pools);
     mp.problem.buffers.push_back(std::move(info));
     mp.program_buffer.push_back(b.id);

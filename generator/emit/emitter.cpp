@@ -190,8 +190,80 @@ class Emitter {
                            ", which generated C cannot hold");
       return t;
     };
-    for (const Value* v : g_.inputs) inputs_.push_back(make(v, in_names));
-    for (const Value* v : g_.outputs) outputs_.push_back(make(v, out_names));
+    // A state's start and end values (ir/graph.h) come after the caller's inputs and
+    // outputs and are not part of the API: they live in the state's buffer.
+    for (size_t k = 0; k < g_.inputs.size(); ++k)
+      if (!g_.state_of_input(k)) inputs_.push_back(make(g_.inputs[k], in_names));
+    for (size_t k = 0; k < g_.outputs.size(); ++k)
+      if (!g_.state_of_output(k)) outputs_.push_back(make(g_.outputs[k], out_names));
+    if (inputs_.size() + g_.states.size() != g_.inputs.size())
+      throw std::logic_error("emitter: the states are not the last graph inputs");
+  }
+
+  // An internal pool holding state whose initial value is not all zeros starts
+  // with it (a C initializer, in hex rows), so the first run needs no reset; ""
+  // when the zeroed array is that already.
+  std::string state_image(size_t p) const {
+    std::vector<uint8_t> image(plan_.pools[p].size_bytes, 0);
+    for (const auto& b : prog_.buffers)
+      if (b.kind == BufferKind::State && plan_.buffer_pool[size_t(b.id)] == int(p) && b.size_bytes)
+        b.constant->write_bytes(image.data() + plan_.buffer_offset[size_t(b.id)]);
+    if (std::all_of(image.begin(), image.end(), [](uint8_t x) { return x == 0; })) return "";
+    std::ostringstream out;
+    HexArrayWriter hex(out);
+    hex.bytes(image.data(), image.size());
+    hex.finish();
+    return out.str();
+  }
+
+  // The state kept between runs (ir/graph.h): per state its size macro, place and
+  // how kiln_<mod>_reset() restores it (a fill with one byte, or a copy of an
+  // image), and the pools holding state, for reset's pointers.
+  void state_data(TemplateData* d) const {
+    TemplateList states, pools;
+    std::set<int> seen_pools;
+    bool user_pool = false;
+    CNameTable names;
+    for (const auto& b : prog_.buffers) {
+      if (b.kind != BufferKind::State) continue;
+      const int p = plan_.buffer_pool[size_t(b.id)];
+      if (p < 0) throw std::logic_error("emitter: state " + in_quotes(b.name) + " has no pool");
+      const StateVariable& sv = g_.states.at(size_t(b.io_index));
+      std::vector<uint8_t> bytes(b.size_bytes);
+      if (b.size_bytes) sv.initial->write_bytes(bytes.data());
+      const bool uniform = std::all_of(bytes.begin(), bytes.end(), [&](uint8_t x) { return x == bytes[0]; });
+      std::ostringstream image;
+      if (!uniform) {
+        HexArrayWriter hex(image);
+        hex.bytes(bytes.data(), bytes.size());
+        hex.finish();
+      }
+      const Value* v = g_.inputs[sv.input];
+      states.push_back(TemplateObject{{"name", sv.name},
+                                      {"macro", c_macro_name(names.unique(sv.name))},
+                                      {"index", std::to_string(b.io_index)},
+                                      {"size", std::to_string(b.size_bytes)},
+                                      {"dtype", dtype_name(v->dtype)},
+                                      {"shape", shape_str(v->shape)},
+                                      {"pool", plan_.pools[size_t(p)].name},
+                                      {"offset", std::to_string(plan_.buffer_offset[size_t(b.id)])},
+                                      {"addr", byte_address(b.id, 0)},
+                                      {"is_fill", uniform && b.size_bytes > 0},
+                                      {"fill", std::to_string(bytes.empty() ? 0 : bytes[0])},
+                                      {"image", text_or_false(!uniform, image.str())}});
+      if (!seen_pools.insert(p).second) continue;
+      const auto& ep = plan_.pools[size_t(p)];
+      user_pool = user_pool || ep.is_user;
+      pools.push_back(TemplateObject{{"pool_var", pool_var(size_t(p))},
+                                     {"pool_cname", pool_cnames_[size_t(p)]},
+                                     {"pool_array", pool_array(size_t(p))},
+                                     {"ws_user", ep.is_user},
+                                     {"alignment", std::to_string(ep.alignment)}});
+    }
+    d->set("has_state", TemplateData(!states.empty()));
+    d->set("states", states);
+    d->set("state_pools", pools);
+    d->set("has_user_state_pool", TemplateData(user_pool));
   }
 
   // Each kind of name is unique within its kind (CNameTable); a user pool's name
@@ -345,6 +417,8 @@ class Emitter {
           o["user_index"] = std::to_string(user_w++);
           user_ws.push_back(o);
         } else {
+          const std::string image = state_image(p);
+          if (!image.empty()) o["init"] = image;
           internal_ws.push_back(o);
         }
         ws.push_back(o);
@@ -365,6 +439,7 @@ class Emitter {
     d.set("has_user_workspaces", TemplateData(user_w > 0));
     d.set("num_workspace_pools", std::to_string(n_ws));
     d.set("num_parameter_pools", std::to_string(n_ps));
+    state_data(&d);
     return d;
   }
 

@@ -195,6 +195,18 @@ void Graph::remove_dead_values() {
   values_ = std::move(kept);
 }
 
+const StateVariable* Graph::state_of_input(size_t k) const {
+  for (const auto& s : states)
+    if (s.input == k) return &s;
+  return nullptr;
+}
+
+const StateVariable* Graph::state_of_output(size_t k) const {
+  for (const auto& s : states)
+    if (s.output == k) return &s;
+  return nullptr;
+}
+
 std::string Graph::unique_name(const std::string& prefix) {
   for (;;) {
     std::string n = prefix + "_" + std::to_string(name_counter_++);

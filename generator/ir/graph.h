@@ -10,6 +10,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -109,6 +110,21 @@ struct BoundInput {
   ConstantPtr value;
 };
 
+// State kept between runs of the compiled module (TFLite variable tensors and
+// resource variables; docs/user-guide.md, "State across calls"). For every pass it
+// is one more graph input (its value when the run starts) and, when something
+// assigns it, one more graph output (its value when the run ends); both come after
+// the model's own inputs and outputs, and the entry here names them by position
+// (passes may replace the values but never reorder the lists). Bufferization gives
+// both one persistent buffer (BufferKind::State) that the generated
+// kiln_<module>_reset() fills with `initial`; the run never clears it.
+struct StateVariable {
+  std::string name;
+  size_t input = 0;             // index in Graph::inputs of its value at the start of a run
+  std::optional<size_t> output;  // index in Graph::outputs of its value at the end; none: never assigned
+  ConstantPtr initial;          // its value after kiln_<module>_reset()
+};
+
 class Graph {
  public:
   std::string name;
@@ -118,6 +134,7 @@ class Graph {
   std::list<std::unique_ptr<Node>> nodes;  // topological schedule
   std::vector<SequenceInterface> sequence_io;  // sequence-typed graph inputs/outputs, in order
   std::vector<BoundInput> bound_inputs;        // inputs given a value at compile time, in order
+  std::vector<StateVariable> states;           // state kept between runs, in order
   // A subgraph's stand-ins for the values of enclosing scopes it reads: no producer,
   // named as the outer value (see Node::own_input_count). Empty for a model's graph.
   std::vector<Value*> captures;
@@ -139,6 +156,10 @@ class Graph {
   // Removes nodes whose outputs are all unused (repeatedly). Returns how many.
   size_t remove_dead_nodes();
   const std::vector<std::unique_ptr<Value>>& values() const { return values_; }
+  // The state whose start-of-run value is graph input `k` / whose end-of-run value
+  // is graph output `k`, or null: a plain input/output of the caller.
+  const StateVariable* state_of_input(size_t k) const;
+  const StateVariable* state_of_output(size_t k) const;
   // A fresh value name with the given prefix.
   std::string unique_name(const std::string& prefix);
 

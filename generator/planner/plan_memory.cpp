@@ -1,7 +1,8 @@
 // plan_memory: picks an algorithm by name. `auto` runs every greedy order and
 // keeps the smallest plan; if none reaches the lower bound it hill-climbs, and if
 // that does not reach it either, the exact search improves the best plan so far
-// within the budget.
+// within the budget. State buffers (kept between runs) are first given the whole
+// program's span, so every algorithm keeps every other buffer off their bytes.
 #include <algorithm>
 #include <sstream>
 
@@ -17,7 +18,43 @@ std::vector<std::string> planner_algorithms() {
   return {"auto", "greedy-by-size", "greedy-by-conflicts", "greedy-by-area", "greedy-by-lifetime", "hill-climb", "exact"};
 }
 
+namespace {
+
+// `problem` with each State buffer live from the first step any buffer is live to
+// the last, in every run (no exclusivity): it conflicts with every buffer that is
+// ever live.
+PlanProblem with_persistent_state(const PlanProblem& problem) {
+  PlanProblem out = problem;
+  int64_t first = 0, last = 0;
+  bool any = false;
+  for (const auto& b : problem.buffers) {
+    if (b.first >= b.last) continue;
+    first = any ? std::min(first, b.first) : b.first;
+    last = any ? std::max(last, b.last) : b.last;
+    any = true;
+  }
+  for (auto& b : out.buffers)
+    if (b.kind == BufferKind::State) {
+      b.first = any ? first : 0;
+      b.last = any ? last : 1;
+      b.exclusive.clear();
+    }
+  return out;
+}
+
+Plan plan_by_name(const PlanProblem& problem, const PlannerOptions& options);
+
+}  // namespace
+
 Plan plan_memory(const PlanProblem& problem, const PlannerOptions& options) {
+  const bool has_state = std::any_of(problem.buffers.begin(), problem.buffers.end(),
+                                     [](const BufferInfo& b) { return b.kind == BufferKind::State; });
+  return has_state ? plan_by_name(with_persistent_state(problem), options) : plan_by_name(problem, options);
+}
+
+namespace {
+
+Plan plan_by_name(const PlanProblem& problem, const PlannerOptions& options) {
   const std::string& a = options.algorithm;
   if (a == "greedy-by-size") return plan_greedy(problem, GreedyOrder::Size);
   if (a == "greedy-by-conflicts") return plan_greedy(problem, GreedyOrder::Conflicts);
@@ -60,5 +97,7 @@ Plan plan_memory(const PlanProblem& problem, const PlannerOptions& options) {
   for (const auto& n : planner_algorithms()) names << (names.tellp() > 0 ? ", " : "") << n;
   throw PlanError("--memory-planner '" + a + "' is not an algorithm (choose one of: " + names.str() + ")");
 }
+
+}  // namespace
 
 }  // namespace kiln::planner

@@ -15,6 +15,7 @@ const char* kind_name(BufferKind k) {
     case BufferKind::Input: return "input";
     case BufferKind::Output: return "output";
     case BufferKind::Constant: return "constant";
+    case BufferKind::State: return "state";
   }
   return "?";
 }

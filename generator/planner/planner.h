@@ -17,7 +17,11 @@
 
 namespace kiln::planner {
 
-enum class BufferKind { Activation, Scratch, Input, Output, Constant };
+// State: bytes kept between runs of the planned program (a model's variables). It
+// shares its bytes with no other buffer of its pool, whatever their intervals and
+// sides: plan_memory plans it as live over the whole program, and verify_plan
+// checks the stronger rule.
+enum class BufferKind { Activation, Scratch, Input, Output, Constant, State };
 enum class PoolKind { Workspace, Parameter };
 
 // Mutual exclusivity: a run uses the buffers of at most one side of each group (a
@@ -97,7 +101,8 @@ struct PlannerOptions {
 std::vector<std::string> planner_algorithms();
 
 // Plans with the named algorithm. Throws PlanError for an unknown name or when a
-// buffer fits no candidate pool.
+// buffer fits no candidate pool. State buffers are planned as live from the first
+// step any buffer is live to the last, on every side.
 Plan plan_memory(const PlanProblem& problem, const PlannerOptions& options);
 
 // Lower bound per pool given an assignment of buffers to pools.
@@ -105,7 +110,8 @@ std::vector<uint64_t> lower_bounds(const PlanProblem& problem, const std::vector
 
 // Independent check of a plan: every buffer placed in one of its candidate pools,
 // aligned, within capacity, and no two conflicting buffers (overlapping live
-// intervals, not mutually exclusive) overlapping in address within a pool. Returns an empty string when the plan is
+// intervals, not mutually exclusive) overlapping in address within a pool, and no
+// State buffer sharing bytes with any other buffer of its pool live at some step. Returns an empty string when the plan is
 // valid, otherwise a description of the first violation.
 std::string verify_plan(const PlanProblem& problem, const Plan& plan);
 

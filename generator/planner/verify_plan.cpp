@@ -52,6 +52,11 @@ std::string verify_plan(const PlanProblem& problem, const Plan& plan) {
       if (time && space && !never_together(a, b))
         return "buffers '" + a.name + "' and '" + b.name + "' are live together and overlap in pool '" +
                problem.pools[size_t(pa.pool)].name + "'";
+      // A State buffer's bytes are kept between runs: no buffer live at any step may use them.
+      const bool state = a.kind == BufferKind::State || b.kind == BufferKind::State;
+      if (state && space && a.first < a.last && b.first < b.last)
+        return "buffers '" + a.name + "' and '" + b.name + "' overlap in pool '" + problem.pools[size_t(pa.pool)].name +
+               "' and one of them is state kept between runs";
     }
   return "";
 }

@@ -123,6 +123,8 @@ std::string ImportContext::value_name(const Tensor& t) {
 
 Value* ImportContext::value(const Operator& op, size_t i) {
   const Tensor& t = input(op, i);
+  // A variable's bytes in the file, if any, are not its value: TFLite resets it.
+  if (t.is_variable) return variable(op, variable_input_key(op, i), t);
   Value*& v = values_[t.index];
   if (v) return v;
   if (t.data) {
@@ -139,6 +141,7 @@ Value* ImportContext::output_value(const Operator& op, size_t i) {
   Value*& v = values_[t.index];
   if (v) fail(op, "output " + t.quoted() + " is already produced by an earlier operator (or is a model input)");
   if (t.data) fail(op, "output " + t.quoted() + " is a constant tensor");
+  if (t.is_variable) fail(op, "output " + t.quoted() + " is a variable tensor (only an operator's inputs may be)");
   // Checked here, not only when the input is looked up: a mapping may create its
   // outputs first, and an operator reading its own output would make a cycle.
   for (int in : op.inputs)
@@ -182,6 +185,7 @@ Value* ImportContext::graph_input(int tensor) {
   if (v) throw CompileError(file_ + ": " + t.label() +
                             " is listed twice as a model input");
   if (t.data) throw CompileError(file_ + ": model input " + t.quoted() + " is a constant tensor");
+  if (t.is_resource) throw CompileError(file_ + ": model input " + t.quoted() + " is a resource variable's handle");
   v = graph_.add_value(value_name(t), t.dtype, t.shape);
   return v;
 }

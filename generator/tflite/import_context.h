@@ -76,6 +76,29 @@ class ImportContext {
   Node* add(const Operator& op, const std::string& op_type, std::vector<Value*> inputs,
             std::vector<Value*> outputs, const std::string& what = "");
 
+  // ---- state kept between runs (state.cpp) -------------------------------------
+  // A variable (a TFLite is_variable tensor, key "tensor:<index>", or a resource
+  // variable, key "resource:<container>/<shared_name>") is a StateVariable of the
+  // graph (ir/graph.h): `variable` returns its current value in the run (the value
+  // it held when the run started, until an operator assigns it), creating it on
+  // first use with `like`'s dtype and shape (zeros, or the zero point for int8, as
+  // TFLite Micro resets variables) or checking them against it.
+  Value* variable(const Operator& op, const std::string& key, const Tensor& like);
+  // The variable's value from here on is `v` (written back at the end of the run;
+  // reshaped to the variable's shape when only its shape differs). The first use
+  // of a variable may be its assignment: it is created from `like` then.
+  void assign_variable(const Operator& op, const std::string& key, Value* v, const Tensor& like);
+  // The key of variable tensor input `i` (fails when it is not is_variable).
+  std::string variable_input_key(const Operator& op, size_t i) const;
+  // Output `i` of `op` is the existing value `v` (READ_VARIABLE).
+  void alias_output(const Operator& op, size_t i, Value* v);
+  // The handle VAR_HANDLE's output tensor `tensor` names (key), or "" when none does.
+  std::map<int, std::string>& resource_handles() { return handles_; }
+  // Appends each variable's start value to the graph inputs and, when it was
+  // assigned, its end value to the graph outputs (after the model's own), and
+  // records Graph::states. Called once, after the model's outputs.
+  void finish_variables();
+
   // Graph inputs and outputs (importer).
   Value* graph_input(int tensor);
   Value* tensor_value(int tensor) const { return values_[tensor]; }
@@ -87,6 +110,15 @@ class ImportContext {
   Graph& graph_;
   std::string file_;
   std::vector<Value*> values_;  // per tensor; null until created
+  struct Variable {
+    std::string name;
+    Value* start = nullptr;    // its value when a run starts (a graph input)
+    Value* current = nullptr;  // its value after the operators mapped so far
+    ConstantPtr initial;
+  };
+  std::vector<Variable> variables_;
+  std::map<std::string, size_t> variable_index_;  // key -> variables_
+  std::map<int, std::string> handles_;           // VAR_HANDLE output tensor -> key
 };
 
 // One mapping per operator code and flavor; ops_*.cpp register theirs. An Any
@@ -119,6 +151,7 @@ void register_layout_ops();
 void register_lstm_ops();
 void register_elementwise_ops();
 void register_tensor_ops();
+void register_variable_ops();
 
 // SAME/VALID padding as TFLite computes it, for one spatial axis: the padding
 // before and after and the output size.

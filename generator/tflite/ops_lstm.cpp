@@ -4,10 +4,13 @@
 // TFLite keeps the gates in separate tensors (input, forget, cell, output); ONNX
 // stacks them in the order i, o, f, c, so the weights, biases and peepholes are
 // concatenated at compile time. The TFLite layout flag maps to ONNX's `layout`
-// (1 = batch major). The state tensors are TFLite variables that the runtime keeps
-// between invocations; the compiled model starts every inference from zero state
-// (as TFLite does after ResetVariableTensors), so a model that streams state from
-// one call to the next needs the state exposed as inputs instead.
+// (1 = batch major). The float form's state tensors (TFLite variables) are state
+// kept between runs (tflite/state.cpp): the LSTM starts from their values
+// (initial_h, initial_c) and its final hidden and cell state (Y_h, Y_c) are
+// assigned back to them, as TFLite's kernel updates them in place. A state input
+// that is not a variable is read as it is (a model input, a constant). The int8
+// form's KilnQLstm has no state operands: it starts every run from zero state, as
+// TFLite does after ResetVariableTensors (the user guide says so).
 // Float, not supported (a clear error): CIFG (no input gate), projection, layer
 // normalization, cell/projection clipping, activations other than TANH and RELU.
 // Int8 follows TFLite Micro's kernel, which has no peepholes, projection, layer
@@ -85,6 +88,23 @@ void refuse_cifg_projection_layer_norm(ImportContext& c, const Operator& op) {
     if (c.has_input(op, i)) c.fail(op, "layer normalization is not supported");
 }
 
+// State input `i` as ONNX's initial_h / initial_c: a variable's current value (or
+// a model input's, a computed value's) reshaped to `shape`; null for a constant
+// zero state, which is what an omitted initial state means.
+Value* lstm_state_input(ImportContext& c, const Operator& op, size_t i, const Shape& shape, const std::string& what) {
+  const Tensor& t = c.input(op, i);
+  c.require_dtype(op, t, DType::Float32);
+  Value* v = c.value(op, i);
+  if (v->is_constant()) {
+    bool zero = true;
+    for (double x : v->constant->to_doubles()) zero = zero && x == 0.0;
+    if (zero) return nullptr;
+  }
+  Value* r = c.temp(op, DType::Float32, shape, what);
+  c.add(op, "Reshape", {v, c.int64s(op, shape, what + "_shape")}, {r}, what);
+  return r;
+}
+
 void unidirectional_sequence_lstm(ImportContext& c, const Operator& op) {
   c.require_arity(op, 20, 24, 1);
   const Tensor &x = c.input(op, kInput), &y = c.output(op, 0);
@@ -125,13 +145,32 @@ void unidirectional_sequence_lstm(ImportContext& c, const Operator& op) {
     ins.insert(ins.end(), {nullptr, nullptr, nullptr,
                            c.constant(op, Constant::from_doubles(DType::Float32, {1, 3 * n_cell}, p), "P")});
   }
+  // ONNX's state shape: [directions, batch, hidden], batch first with layout 1.
+  const Shape onnx_state = time_major ? Shape{1, batch, n_cell} : Shape{batch, 1, n_cell};
+  ins.resize(8, nullptr);
+  ins[5] = lstm_state_input(c, op, kOutputState, onnx_state, "initial_h");
+  ins[6] = lstm_state_input(c, op, kCellState, onnx_state, "initial_c");
+  while (!ins.empty() && !ins.back()) ins.pop_back();
   const Shape onnx_y = time_major ? Shape{steps, 1, batch, n_cell} : Shape{batch, steps, 1, n_cell};
   Value* yy = c.temp(op, DType::Float32, onnx_y, "Y");
-  Node* n = c.add(op, "LSTM", ins, {yy});
+  // Y, then Y_h and Y_c for the states that are variables (an omitted optional
+  // output is a value of no dtype).
+  std::vector<Value*> outs{yy};
+  const bool h_var = c.input(op, kOutputState).is_variable, c_var = c.input(op, kCellState).is_variable;
+  if (h_var || c_var)
+    outs.push_back(h_var ? c.temp(op, DType::Float32, onnx_state, "Y_h") : c.temp(op, DType::Undefined, {}, "unused"));
+  if (c_var) outs.push_back(c.temp(op, DType::Float32, onnx_state, "Y_c"));
+  Node* n = c.add(op, "LSTM", ins, outs);
   n->attrs["hidden_size"] = n_cell;
   n->attrs["layout"] = int64_t(time_major ? 0 : 1);
   n->attrs["activations"] = std::vector<std::string>{"Sigmoid", act, act};
   c.add(op, "Reshape", {yy, c.int64s(op, out_shape, "shape")}, {c.output_value(op, 0)}, "output");
+  // The final states become the variables' values (TFLite updates them in place).
+  for (size_t k = 1; k < outs.size(); ++k)
+    if (outs[k]->dtype != DType::Undefined) {
+      const size_t i = k == 1 ? kOutputState : kCellState;
+      c.assign_variable(op, c.variable_input_key(op, i), outs[k], c.input(op, i));
+    }
 }
 
 

@@ -79,7 +79,8 @@ Tensor read_tensor(int index, const fb::Tensor* t, const std::string& file) {
   out.index = index;
   out.name = printable(t->name());
   out.dtype = to_dtype(t->type());
-  if (out.dtype == DType::Undefined)
+  out.is_resource = t->type() == fb::TensorType::RESOURCE;  // a VAR_HANDLE's handle: no elements Kiln reads
+  if (out.dtype == DType::Undefined && !out.is_resource)
     throw CompileError(who + " has element type " + type_name(t->type()) + ", which Kiln does not support");
   out.is_variable = t->is_variable();
   int64_t elements = 1;

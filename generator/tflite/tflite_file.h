@@ -44,6 +44,7 @@ struct Tensor {
   Quantization quant;
   ConstantPtr data;  // set for a tensor with a non-empty buffer (a constant)
   bool is_variable = false;  // state a stateful operator (LSTM) updates in place
+  bool is_resource = false;  // a resource variable's handle (dtype Undefined)
   // How messages name it: "tensor 'conv/bias'", or "tensor 7" when it has no name.
   std::string label() const;
   // The same as a noun's complement ("output 'conv/bias'", "output tensor 7").

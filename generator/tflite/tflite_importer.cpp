@@ -21,6 +21,7 @@ void register_all_ops() {
     tflite::register_lstm_ops();
     tflite::register_elementwise_ops();
     tflite::register_tensor_ops();
+    tflite::register_variable_ops();
   });
 }
 
@@ -48,13 +49,13 @@ std::unique_ptr<Graph> import_tflite_model(const tflite::Model& model, const std
     graph->inputs.push_back(v);
   }
   for (const auto& op : model.operators) {
-    // Variable tensors hold state between invocations; only the LSTM mapping
-    // knows what to do with its state inputs (docs/user-guide.md, TFLite models).
-    const bool lstm = op.code == int32_t(tflite_fb::BuiltinOperator::UNIDIRECTIONAL_SEQUENCE_LSTM);
-    for (int t : op.inputs)
-      if (t >= 0 && model.tensors[t].is_variable && !lstm)
-        throw CompileError(file + ": " + op.describe() + ": variable " + model.tensors[t].label() +
-                           " (state kept between inferences) is not supported");
+    // Variables (state kept between runs, tflite/state.cpp) are read by any
+    // operator and assigned by the ones that update them (the LSTM, ASSIGN_VARIABLE).
+    if (op.code == int32_t(tflite_fb::BuiltinOperator::CALL_ONCE))
+      throw CompileError(file + ": " + op.describe() +
+                         ": CALL_ONCE runs another subgraph once (to give resource variables their first value); "
+                         "Kiln imports only the main subgraph, so a model that initializes its variables this "
+                         "way is not supported (variables without CALL_ONCE start from zero)");
     tflite::map_operator(ctx, op);
   }
   for (int t : model.outputs) {
@@ -71,6 +72,7 @@ std::unique_ptr<Graph> import_tflite_model(const tflite::Model& model, const std
     v->is_graph_output = true;
     graph->outputs.push_back(v);
   }
+  ctx.finish_variables();
   graph->remove_dead_nodes();
   graph->remove_dead_values();
   return graph;

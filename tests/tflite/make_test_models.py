@@ -719,7 +719,9 @@ def int8_lstm():
 
 
 def float_lstm():
-    """UNIDIRECTIONAL_SEQUENCE_LSTM, batch major, with peepholes and zero initial state."""
+    """UNIDIRECTIONAL_SEQUENCE_LSTM, batch major, with peepholes. Its state tensors are
+    variables: the first case starts from zero state, the second from the state the
+    first left (kiln verify runs the cases in order, as TFLite Micro runs frames)."""
     import numpy as np
     rng = np.random.default_rng(5)
     fm = FloatModel()
@@ -745,10 +747,12 @@ def float_lstm():
     fm.m["inputs"], fm.m["outputs"] = [x], [y]
     sig = lambda v: 1 / (1 + np.exp(-v))
 
+    state = [np.zeros((B, H)), np.zeros((B, H))]
+
     def evaluate(xv):
         xv = xv.astype(np.float64)
         out = np.zeros((B, T, H))
-        h, c = np.zeros((B, H)), np.zeros((B, H))
+        h, c = state
         for t in range(T):
             xt = xv[:, t, :]
             i = sig(xt @ w["i"].T + h @ r["i"].T + p["i"] * c + bias["i"])
@@ -758,10 +762,142 @@ def float_lstm():
             o = sig(xt @ w["o"].T + h @ r["o"].T + p["o"] * c + bias["o"])
             h = o * np.tanh(c)
             out[:, t, :] = h
+        state[:] = [h, c]
         return out.astype(np.float32)
 
     inputs = [rng.standard_normal((B, T, I)).astype(np.float32) for _ in range(2)]
     return fm.m, [(xv, evaluate(xv)) for xv in inputs], ("sequence", "hidden")
+
+
+def var_handle_options(shared_name, container=""):
+    def make(b):
+        mod = fb("VarHandleOptions")
+        c, n = b.CreateString(container), b.CreateString(shared_name)
+        mod.VarHandleOptionsStart(b)
+        mod.VarHandleOptionsAddContainer(b, c)
+        mod.VarHandleOptionsAddSharedName(b, n)
+        return mod.VarHandleOptionsEnd(b)
+    return make
+
+
+STREAM_FRAMES = 20
+
+
+def float_accumulator():
+    """Resource variables carried across runs: a running sum of the input (READ_VARIABLE
+    -> ADD(input) -> ASSIGN_VARIABLE, the sum computed into the state's own bytes) and a
+    frame counter that is also a model output (written back by a copy). Outputs: half
+    the running sum, the number of frames so far."""
+    import numpy as np
+    rng = np.random.default_rng(32)
+    fm = FloatModel()
+    x = fm.tensor("frame", [1, 4])
+    handles = [fm.tensor(n + "_handle", [], ttype=TT.RESOURCE) for n in ("sum", "count")]
+    fm.op(OP.VAR_HANDLE, [], [handles[0]], BO.VarHandleOptions, var_handle_options("sum", "stream"))
+    fm.op(OP.VAR_HANDLE, [], [handles[1]], BO.VarHandleOptions, var_handle_options("count"))
+    acc, total = fm.tensor("sum_before", [1, 4]), fm.tensor("sum_after", [1, 4])
+    n, n1 = fm.tensor("count_before", [1]), fm.tensor("frames", [1])
+    half, y = fm.tensor("half", [1], np.array([0.5], np.float32)), fm.tensor("half_sum", [1, 4])
+    one = fm.tensor("one", [1], np.array([1.0], np.float32))
+    fm.op(OP.READ_VARIABLE, [handles[0]], [acc])
+    fm.op(OP.ADD, [acc, x], [total], BO.AddOptions, options("AddOptions"))
+    fm.op(OP.ASSIGN_VARIABLE, [handles[0], total], [])
+    fm.op(OP.READ_VARIABLE, [handles[1]], [n])
+    fm.op(OP.ADD, [n, one], [n1], BO.AddOptions, options("AddOptions"))
+    fm.op(OP.ASSIGN_VARIABLE, [handles[1], n1], [])
+    fm.op(OP.MUL, [total, half], [y], BO.MulOptions, options("MulOptions"))
+    fm.m["inputs"], fm.m["outputs"] = [x], [y, n1]
+    frames = [rng.standard_normal((1, 4)).astype(np.float32) for _ in range(STREAM_FRAMES)]
+    outs, s = [], np.zeros((1, 4), np.float32)
+    for k, xv in enumerate(frames):
+        s = (s + xv).astype(np.float32)
+        outs.append([(s * np.float32(0.5)).astype(np.float32), np.array([k + 1], np.float32)])
+    return fm.m, frames, outs, ["half_sum", "frames"]
+
+
+def int8_delay_line():
+    """An int8 resource variable (zero point -5) as a one-frame delay: each run outputs
+    the frame before; the first run outputs the variable's reset value, the zero
+    point in every byte, as TFLite Micro resets int8 variables."""
+    import numpy as np
+    rng = np.random.default_rng(34)
+    fm = FloatModel()
+    x = fm.tensor("frame", [1, 4], ttype=TT.INT8)
+    y = fm.tensor("previous", [1, 4], ttype=TT.INT8)
+    for t in (x, y):
+        fm.m["tensors"][t].update(scale=[0.1], zero_point=[-5])
+    h = fm.tensor("delay_handle", [], ttype=TT.RESOURCE)
+    fm.op(OP.VAR_HANDLE, [], [h], BO.VarHandleOptions, var_handle_options("delay"))
+    fm.op(OP.READ_VARIABLE, [h], [y])
+    fm.op(OP.ASSIGN_VARIABLE, [h, x], [])
+    fm.m["inputs"], fm.m["outputs"] = [x], [y]
+    frames = [rng.integers(-128, 128, (1, 4)).astype(np.int8) for _ in range(STREAM_FRAMES)]
+    outs = [np.full((1, 4), -5, np.int8)] + frames[:-1]
+    return fm.m, list(zip(frames, outs)), ("frame", "previous")
+
+
+def float_lstm_stream():
+    """UNIDIRECTIONAL_SEQUENCE_LSTM over one time step per run, its hidden and cell
+    state (variables) carried from run to run, time major, no peepholes."""
+    import numpy as np
+    rng = np.random.default_rng(33)
+    fm = FloatModel()
+    I, H = 3, 5
+    x = fm.tensor("frame", [1, 1, I])
+    w = {g: (rng.standard_normal((H, I)) * 0.6).astype(np.float32) for g in "ifco"}
+    r = {g: (rng.standard_normal((H, H)) * 0.5).astype(np.float32) for g in "ifco"}
+    bias = {g: (rng.standard_normal(H) * 0.2).astype(np.float32) for g in "ifco"}
+    ins = [x]
+    ins += [fm.tensor(f"w_{g}", [H, I], w[g]) for g in "ifco"]
+    ins += [fm.tensor(f"r_{g}", [H, H], r[g]) for g in "ifco"]
+    ins += [-1, -1, -1]
+    ins += [fm.tensor(f"b_{g}", [H], bias[g]) for g in "ifco"]
+    ins += [-1, -1]
+    for name in ("hidden_state", "cell_state"):
+        t = fm.tensor(name, [1, H])
+        fm.m["tensors"][t]["is_variable"] = True
+        ins.append(t)
+    y = fm.tensor("hidden", [1, 1, H])
+    fm.op(OP.UNIDIRECTIONAL_SEQUENCE_LSTM, ins, [y], BO.UnidirectionalSequenceLSTMOptions,
+          options("UnidirectionalSequenceLSTMOptions", FusedActivationFunction=ACT.TANH, TimeMajor=True))
+    fm.m["inputs"], fm.m["outputs"] = [x], [y]
+    sig = lambda v: 1 / (1 + np.exp(-v))
+    frames = [rng.standard_normal((1, 1, I)).astype(np.float32) for _ in range(STREAM_FRAMES)]
+    h, c, outs = np.zeros((1, H)), np.zeros((1, H)), []
+    for xv in frames:
+        xt = xv[0].astype(np.float64)
+        i = sig(xt @ w["i"].T + h @ r["i"].T + bias["i"])
+        f = sig(xt @ w["f"].T + h @ r["f"].T + bias["f"])
+        g = np.tanh(xt @ w["c"].T + h @ r["c"].T + bias["c"])
+        c = f * c + i * g
+        o = sig(xt @ w["o"].T + h @ r["o"].T + bias["o"])
+        h = o * np.tanh(c)
+        outs.append([h.reshape(1, 1, H).astype(np.float32)])
+    return fm.m, frames, outs, ["hidden"]
+
+
+def write_stream_model(name, model, frames, outs, out_names):
+    """NAME.tflite, NAME/test_data_set_<k> (frame k, for kiln verify, which runs the
+    sets in order) and NAME/stream_data.h: every frame's input and the outputs after
+    it, run by run from the reset state, for tests/e2e/state_stream.c (C floats,
+    written with 9 significant digits so they read back exactly)."""
+    folder = os.path.join(HERE, "models")
+    write_float_model(name, model, list(zip(frames, outs)), ("frame", out_names))
+    flat_in = [f.reshape(-1) for f in frames]
+    flat_out = [__import__("numpy").concatenate([o.reshape(-1) for o in ys]) for ys in outs]
+    fmt = lambda v: ", ".join("%.9ef" % float(x) for x in v)
+    lines = ["/* Written by tests/tflite/make_test_models.py: the frames of %s.tflite and the" % name,
+             " * outputs after each, the state carried from run to run. */",
+             "#define STREAM_FRAMES %du" % len(frames),
+             "#define STREAM_INPUT_FLOATS %du" % flat_in[0].size,
+             "#define STREAM_OUTPUT_FLOATS %du" % flat_out[0].size,
+             "static const float stream_inputs[STREAM_FRAMES][STREAM_INPUT_FLOATS] = {"]
+    lines += ["  {%s}," % fmt(v) for v in flat_in]
+    lines += ["};", "static const float stream_expected[STREAM_FRAMES][STREAM_OUTPUT_FLOATS] = {"]
+    lines += ["  {%s}," % fmt(v) for v in flat_out]
+    lines += ["};", ""]
+    os.makedirs(os.path.join(folder, name), exist_ok=True)
+    write(os.path.join(folder, name, "stream_data.h"), "\n".join(lines).encode())
 
 
 def np_resize_bilinear(x, oh, ow, align_corners, half_pixel):
@@ -1330,6 +1466,9 @@ def main():
     write_float_model("float_cnn", *float_cnn())
     write_float_model("float_data_movement", *float_data_movement())
     write_float_model("float_lstm", *float_lstm())
+    write_stream_model("float_accumulator", *float_accumulator())
+    write_stream_model("float_lstm_stream", *float_lstm_stream())
+    write_float_model("int8_delay_line", *int8_delay_line())
     write_float_model("float_resize_matmul", *float_resize_matmul())
     write_float_model("int8_ops", *int8_ops())
     write_float_model("float_misc", *float_misc())
@@ -1483,6 +1622,30 @@ def main():
     lstm_variant("lstm_int8_output_quantization",
                  "UNIDIRECTIONAL_SEQUENCE_LSTM (operator 1): output 'lstm/hidden' must have the hidden state's quantization",
                  lambda m, t: t["lstm/hidden"].update(scale=[0.01]))
+
+    # Resource variables Kiln cannot keep (float_accumulator's operators: 0, 1
+    # VAR_HANDLE sum / count, 2 READ_VARIABLE, 3 ADD, 4 ASSIGN_VARIABLE, ...).
+    acc_model = float_accumulator()[0]
+
+    def acc_variant(name, expect, edit):
+        m = copy.deepcopy(acc_model)
+        edit(m, {t["name"]: t for t in m["tensors"]})
+        cases[name] = (build(m), expect)
+
+    def call_once(m, t):
+        m["opcodes"].append(OP.CALL_ONCE)
+        m["operators"].insert(0, {"opcode": len(m["opcodes"]) - 1, "inputs": [], "outputs": []})
+    acc_variant("variables_call_once", "CALL_ONCE (operator 0): CALL_ONCE runs another subgraph once", call_once)
+    acc_variant("variables_read_without_handle",
+                "READ_VARIABLE (operator 2): input 0 ('frame') is not the handle of an earlier VAR_HANDLE",
+                lambda m, t: m["operators"][2].update(inputs=[m["tensors"].index(t["frame"])]))
+    acc_variant("variables_assign_other_shape",
+                "ASSIGN_VARIABLE (operator 4): assigns float32 [1] to variable 'stream/sum' (float32 [1,4])",
+                lambda m, t: m["operators"][4].update(inputs=[m["operators"][4]["inputs"][0],
+                                                              m["tensors"].index(t["half"])]))
+    acc_variant("variables_read_other_type",
+                "READ_VARIABLE (operator 5): tensor 'count_before' (float32 [1]) does not match variable 'stream/sum' (float32 [1,4])",
+                lambda m, t: m["operators"][5].update(inputs=[m["operators"][0]["outputs"][0]]))
 
     out = os.path.join(HERE, "malformed")
     # Inputs found by `make fuzz` as they were found (mutants of the test models),

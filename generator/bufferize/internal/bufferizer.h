@@ -11,6 +11,8 @@
 //   copies.cpp      every inserted copy: Concat inputs and If sides that could not be
 //                   placed, loop-state swaps, graph outputs that need their own buffer
 //   liveness.cpp    values' last uses and buffers' live intervals (internal/liveness.h)
+//   state.cpp       state kept between runs: its buffer, its end value computed into
+//                   it or copied there after the last operator
 #pragma once
 
 #include <map>
@@ -64,6 +66,12 @@ class Bufferizer {
   void lower_loop_end(const Node& n, ScheduledOp& op);
   void bind_outputs();
 
+  // ---- state.cpp
+  int state_buffer(const StateVariable& s);
+  void find_state_feeds();
+  BufferRef state_slot(const Node& n, const KernelCall& call, const ScheduledOp& op, const Value* v);
+  void write_back_states();
+
   const Graph& g_;
   BufferizeOptions opt_;
   BufferizedProgram prog_;
@@ -77,6 +85,7 @@ class Bufferizer {
   Placements placements_;                                   // Concat slices and If outputs (views.h)
   std::set<const Value*> feeds_output_;  // a graph output is a view of these
   std::set<int> claimed_;
+  std::map<const Value*, const StateVariable*> state_feeds_;  // a state's end value is a whole view of these
   std::map<const Node*, const Node*> loop_begin_of_end_, loop_end_of_begin_;
   std::map<const Node*, int64_t> region_of_;  // ir/loop_region.h: the innermost region of each node
 };

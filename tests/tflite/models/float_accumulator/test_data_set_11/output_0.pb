@@ -1,0 +1,1 @@
+Bhalf_sumJr1›¾dz2ÀV@ÜDH@

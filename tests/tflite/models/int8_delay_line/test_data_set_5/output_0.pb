@@ -1,0 +1,1 @@
+BpreviousJÿ$v
