@@ -11,14 +11,8 @@
 set -u
 KILN=$1; SCRIPT=$2; WORK=$3; shift 3
 BOARDS="mps2-an386 mps3-an547"; WRITE=""
-while [ $# -gt 0 ]; do
-  case $1 in
-    --boards) BOARDS=$2; shift 2 ;;
-    --write) WRITE=$2; shift 2 ;;
-    *) echo "float_bench: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
 . "$(dirname "$0")/bench_common.sh"
+bench_flags float_bench "$@"
 # mps2-an386 anchors: Kiln before the register-blocked kernels on these same networks
 # (main at 6ddaecf), onnx2c's instructions from issue 16's table (measured there on
 # its versions of these architectures) and the issue's target (0.3x onnx2c).

@@ -13,15 +13,9 @@ set -u
 KILN=$1; WORK=$2; shift 2
 BOARDS="mps2-an385 mps2-an386 mps3-an547"
 WRITE=""
-while [ $# -gt 0 ]; do
-  case $1 in
-    --boards) BOARDS=$2; shift 2 ;;
-    --write) WRITE=$2; shift 2 ;;
-    *) echo "kernel_sweep: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../bench_lib.sh"
+bench_flags kernel_sweep "$@"
 models=$WORK/models
 /usr/bin/python3 "$here/make_sweep_models.py" "$models" > /dev/null || { echo "kernel_sweep: writing the models failed"; exit 1; }
 
